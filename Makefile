@@ -1,0 +1,48 @@
+# HPML course kit. Every target sets up .venv on first use (idempotent, fast once done).
+#   make demo     set up, then grade the embedded sample class and print the grade table
+#   make test     set up, then run the whole test suite (unit, grading end to end, nbval)
+#   make lab      set up, then start JupyterLab on the repository
+#   make release  regenerate labs/ from solutions/
+#   make strip    remove outputs and execution counts from every notebook
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.hpml-setup-done
+CONSTRAINTS := requirements/constraints-cpu.txt
+# Extra pip arguments for torch, e.g. TORCH_PIP_ARGS="--index-url <your CPU or CUDA wheel index>"
+TORCH_PIP_ARGS ?=
+PIP := $(BIN)/python -m pip --disable-pip-version-check -q
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: setup demo test lab release strip clean-work
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml $(CONSTRAINTS)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "[setup] installing into $(VENV) (first time takes a few minutes)"
+	@$(BIN)/python -c "import torch" 2>/dev/null || $(PIP) install -c $(CONSTRAINTS) $(TORCH_PIP_ARGS) torch
+	$(PIP) install -c $(CONSTRAINTS) -e ".[dev]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name hpml --display-name "Python 3 (HPML)" >/dev/null
+	@touch $(STAMP)
+	@echo "[setup] done: $$($(BIN)/python -c 'import torch, numba; print("torch", torch.__version__, "| numba", numba.__version__)')"
+
+demo: setup
+	$(BIN)/python -m autograder demo
+
+test: setup
+	HPML_FAST=1 $(BIN)/python -m pytest -q tests \
+		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
+
+lab: setup
+	$(BIN)/jupyter lab --notebook-dir=.
+
+release: setup
+	$(BIN)/python -m autograder generate
+
+strip: setup
+	$(BIN)/jupyter nbconvert --clear-output --inplace $$(git ls-files '*.ipynb')
+
+clean-work:
+	rm -rf autograder/work

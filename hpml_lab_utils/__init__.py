@@ -1,0 +1,36 @@
+"""Shared utilities of the HPML course: every notebook and lab imports this package.
+
+Importing it first also turns on Numba's CUDA simulator when there is no GPU
+(see :mod:`hpml_lab_utils.device`), so ``from numba import cuda`` works anywhere.
+"""
+
+from .device import use_cuda_simulator_if_no_gpu as _use_simulator
+
+_use_simulator()  # before anything below can import numba.cuda
+
+from .config import fast_mode, grading, pick, seed_everything  # noqa: E402
+from .device import (  # noqa: E402
+    cuda_kernels_are_simulated,
+    has_cuda,
+    report,
+    torch_device,
+)
+from .timing import Stats, Timer, bench, speedup, speedup_ratios  # noqa: E402
+
+__all__ = [
+    "Stats",
+    "Timer",
+    "bench",
+    "cuda_kernels_are_simulated",
+    "fast_mode",
+    "grading",
+    "has_cuda",
+    "pick",
+    "report",
+    "seed_everything",
+    "speedup",
+    "speedup_ratios",
+    "torch_device",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,159 @@
+"""Which hardware runs the notebook, and the one switch that makes CUDA code run anywhere.
+
+Used from week 1 on (every lab's setup cell calls :func:`report`). With an NVIDIA
+GPU, Numba compiles real CUDA kernels and torch uses ``cuda``. Without one,
+importing :mod:`hpml_lab_utils` turns on Numba's CUDA simulator
+(``NUMBA_ENABLE_CUDASIM=1``), which must happen before the first
+``from numba import cuda`` in the process: kernels then run on the CPU, one
+Python thread per CUDA thread, right for correctness and meaningless for speed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import sys
+import warnings
+from functools import lru_cache
+
+from .config import fast_mode
+
+_SIM_VAR = "NUMBA_ENABLE_CUDASIM"
+
+
+@lru_cache(maxsize=1)
+def cuda_device_count() -> int:
+    """Number of CUDA devices the driver reports (0 without driver or GPU).
+
+    Asks the driver library directly (``cuInit`` + ``cuDeviceGetCount``), so it
+    never imports torch or numba. ``HPML_FORCE_CPU=1`` makes it return 0.
+    """
+    if os.environ.get("HPML_FORCE_CPU", "").strip() in {"1", "true", "yes"}:
+        return 0
+    for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
+        try:
+            lib = ctypes.CDLL(name)
+        except OSError:
+            continue
+        count = ctypes.c_int(0)
+        try:
+            if lib.cuInit(0) != 0 or lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
+                return 0
+        except AttributeError:
+            return 0
+        return int(count.value)
+    return 0
+
+
+def has_cuda() -> bool:
+    """True when at least one CUDA GPU is usable."""
+    return cuda_device_count() > 0
+
+
+def use_cuda_simulator_if_no_gpu() -> bool:
+    """Turn on Numba's CUDA simulator when there is no GPU; return whether it is on.
+
+    Must run before ``numba.cuda`` is imported; :mod:`hpml_lab_utils` calls it on
+    import. If ``numba.cuda`` was imported first, it warns and changes nothing.
+    """
+    if os.environ.get(_SIM_VAR) == "1":
+        return True
+    if has_cuda():
+        return False
+    if "numba.cuda" in sys.modules:
+        warnings.warn(
+            "numba.cuda was imported before hpml_lab_utils, so Numba's CUDA simulator "
+            "could not be turned on and CUDA kernels will fail without a GPU. "
+            "Restart the kernel and import hpml_lab_utils first.",
+            stacklevel=2,
+        )
+        return False
+    os.environ[_SIM_VAR] = "1"
+    return True
+
+
+def cuda_kernels_are_simulated() -> bool:
+    """True when Numba CUDA kernels run on the simulator (timings not meaningful)."""
+    return os.environ.get(_SIM_VAR) == "1"
+
+
+def torch_device() -> str:
+    """``"cuda"`` when torch sees a GPU, else ``"cpu"`` (imports torch)."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def cpu_model() -> str:
+    """CPU model name from ``/proc/cpuinfo`` (Linux) or :mod:`platform`."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _version(module_name: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(module_name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def gpu_name() -> str | None:
+    """Name of CUDA device 0, or None without a GPU (imports torch only if there is one)."""
+    if not has_cuda():
+        return None
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_name(0)
+    except ImportError:
+        pass
+    return "CUDA device 0"
+
+
+def report(show: bool = True) -> dict[str, str]:
+    """Describe this machine and software for the top of every notebook.
+
+    Returns the facts as a dict (and prints them unless ``show=False``): device,
+    CPU model, cores, thread settings, library versions, fast mode and whether
+    CUDA kernels run for real or on Numba's simulator.
+    """
+    gpu = gpu_name()
+    facts = {
+        "device": f"CUDA GPU: {gpu}" if gpu else "CPU only (no CUDA GPU found)",
+        "cuda kernels": (
+            "simulated on the CPU by Numba (correct results, timings not meaningful)"
+            if cuda_kernels_are_simulated()
+            else "real, compiled by Numba for the GPU"
+        ),
+        "cpu": cpu_model(),
+        "cores usable": str(usable_cores()),
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset"),
+        "python": platform.python_version(),
+        "numpy": _version("numpy"),
+        "numba": _version("numba"),
+        "numba-cuda": _version("numba-cuda"),
+        "torch": _version("torch"),
+        "fast mode": "on (HPML_FAST=1: small problem sizes)" if fast_mode() else "off (full sizes)",
+    }
+    if show:
+        width = max(len(k) for k in facts)
+        print("\n".join(f"{k:<{width}} : {v}" for k, v in facts.items()))
+    return facts
