@@ -12,6 +12,8 @@ STAMP  := $(VENV)/.hpml-setup-done
 CONSTRAINTS := requirements/constraints-cpu.txt
 # Extra pip arguments for torch, e.g. TORCH_PIP_ARGS="--index-url <your CPU or CUDA wheel index>"
 TORCH_PIP_ARGS ?=
+INSTRUCTOR_PLUGINS := formgrader create-assignment course-list assignment-list
+INSTRUCTOR_SERVER_EXTS := formgrader course_list assignment_list
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
@@ -25,6 +27,9 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@$(BIN)/python -c "import torch" 2>/dev/null || $(PIP) install -c $(CONSTRAINTS) $(TORCH_PIP_ARGS) torch
 	$(PIP) install -c $(CONSTRAINTS) -e ".[dev]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name hpml --display-name "Python 3 (HPML)" >/dev/null
+	@# Students see only nbgrader's Validate button; instructors grade with `python -m autograder`.
+	@$(BIN)/jupyter labextension disable --level=sys_prefix $(addprefix @jupyter/nbgrader:,$(INSTRUCTOR_PLUGINS)) >/dev/null 2>&1
+	@$(BIN)/jupyter server extension disable --sys-prefix $(addprefix nbgrader.server_extensions.,$(INSTRUCTOR_SERVER_EXTS)) >/dev/null 2>&1
 	@touch $(STAMP)
 	@echo "[setup] done: $$($(BIN)/python -c 'import torch, numba; print("torch", torch.__version__, "| numba", numba.__version__)')"
 
