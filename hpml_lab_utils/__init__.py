@@ -15,21 +15,37 @@ from .device import (  # noqa: E402
     report,
     torch_device,
 )
+from .roofline import (  # noqa: E402
+    KernelPoint,
+    Peaks,
+    attainable,
+    measure_peaks,
+    plot_roofline,
+    ridge_point,
+    theoretical_peak_flops,
+)
 from .timing import Stats, Timer, bench, speedup, speedup_ratios  # noqa: E402
 
 __all__ = [
+    "KernelPoint",
+    "Peaks",
     "Stats",
     "Timer",
     "bench",
+    "attainable",
     "cuda_kernels_are_simulated",
     "fast_mode",
     "grading",
     "has_cuda",
+    "measure_peaks",
     "pick",
+    "plot_roofline",
     "report",
+    "ridge_point",
     "seed_everything",
     "speedup",
     "speedup_ratios",
+    "theoretical_peak_flops",
     "torch_device",
 ]
 

@@ -200,13 +200,13 @@ def bench(
     use_cuda = _torch_cuda_available() if use_cuda is None else use_cuda
     timer = Timer(use_cuda=use_cuda)
 
-    warmup_calls = 0
     warm_start = time.perf_counter()
-    while warmup_calls == 0 or time.perf_counter() - warm_start < warmup_s:
+    while not timer.times_s or time.perf_counter() - warm_start < warmup_s:
         with timer:
             fn(*args, **kwargs)
-        warmup_calls += 1
-    per_call = timer.elapsed_s
+    warmup_calls = len(timer.times_s)
+    # estimate the cost of one call from the warm-up, leaving out the first (compilation) call
+    per_call = float(np.median(timer.times_s[1:] or timer.times_s))
     repeats = int(min(max_repeats, max(min_repeats, budget_s / max(per_call, 1e-9))))
 
     samples = np.empty(repeats)
