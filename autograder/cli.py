@@ -1,0 +1,234 @@
+"""Command line of the HPML autograder: ``python -m autograder ...`` or ``hpml-grade ...``.
+
+Subcommands (``python -m autograder SUBCOMMAND --help`` for details)::
+
+    generate [LAB ...]          solutions/<lab> -> labs/<lab> (student release; all labs by default)
+    validate [LAB ...]          sources pass all their tests; releases fail every autograded test
+    autograde LAB SUBMISSIONS   grade a folder or .zip of <student_id>/<notebook>.ipynb
+    feedback LAB                HTML feedback per graded student (no hidden tests, no tracebacks)
+    export [--out grades.csv]   CSV: student_id, lab, score, max_score, status, message
+    demo                        build the sample class, grade it, print the grade table
+
+Grading output (gradebook, statuses, feedback, logs) goes to the grading folder:
+``--grading-dir``, else ``$HPML_GRADING_DIR``, else ``autograder/work/``.
+Grading kernels run with ``HPML_FAST=1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import pipeline
+from .kernels import KernelMissing
+from .paths import CourseRootNotFound, CoursePaths
+from .records import GRADED, GradeResult, StatusStore
+
+
+def build_parser() -> argparse.ArgumentParser:
+    argv0 = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    parser = argparse.ArgumentParser(
+        prog=argv0 if argv0 and argv0 not in ("__main__.py", "-c") and not argv0.startswith("pytest") else "python -m autograder",
+        description="HPML instructor pipeline on top of nbgrader: release labs, validate them, "
+                    "autograde a class, write feedback, export grades.",
+        epilog="Course root: the repository (or $HPML_COURSE_ROOT). Grading folder: --grading-dir, "
+               "$HPML_GRADING_DIR or autograder/work/ (git-ignored).",
+    )
+    grading_dir_help = ("working folder for submissions, gradebook, statuses and feedback "
+                        "(default: $HPML_GRADING_DIR or autograder/work)")
+    parser.add_argument("--grading-dir", metavar="DIR", help=grading_dir_help)
+    # also accepted after the subcommand; SUPPRESS keeps a subcommand from resetting a value given before it
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--grading-dir", metavar="DIR", default=argparse.SUPPRESS, help=grading_dir_help)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("generate", parents=[common], help="generate the student release labs/<lab> from solutions/<lab>",
+                       description="Run nbgrader generate_assignment (forced) for each lab: solutions/<lab> -> "
+                                   "labs/<lab>, without solutions, hidden tests, outputs or volatile metadata.")
+    p.add_argument("labs", nargs="*", metavar="LAB", help="lab names (folders of solutions/); default: all")
+    p.add_argument("--release-dir", metavar="DIR", help="write the release here instead of labs/ (for checks)")
+
+    p = sub.add_parser("validate", parents=[common], help="check that sources pass all tests and releases fail them",
+                       description="Run every source notebook (all its tests must pass) and every released "
+                                   "notebook (every autograded test must fail), with HPML_FAST=1. "
+                                   "Exit status 1 on any failure.")
+    p.add_argument("labs", nargs="*", metavar="LAB", help="lab names; default: all")
+    p.add_argument("--release-dir", metavar="DIR", help="validate the release in DIR instead of labs/")
+
+    p = sub.add_parser("autograde", parents=[common], help="grade a folder or .zip of submissions",
+                       description="Grade every <student_id>/<anything>.ipynb in SUBMISSIONS (a folder or a "
+                                   ".zip), one nbgrader run per student; a bad submission gets a status and "
+                                   "never stops the batch. Re-running replaces each student's earlier result.")
+    p.add_argument("lab", metavar="LAB", help="the lab to grade (a folder of solutions/)")
+    p.add_argument("submissions", metavar="SUBMISSIONS", help="folder or .zip of <student_id>/<notebook>.ipynb")
+
+    p = sub.add_parser("feedback", parents=[common], help="write HTML feedback for each graded student",
+                       description="Write feedback/<student>/<lab>/<notebook>.html in the grading folder for "
+                                   "each graded student: points per test, failure messages, no hidden test "
+                                   "code and no tracebacks.")
+    p.add_argument("lab", metavar="LAB")
+    p.add_argument("--student", action="append", metavar="ID", help="only this student (repeatable)")
+
+    p = sub.add_parser("export", parents=[common], help="write the grade table as CSV",
+                       description="CSV with columns student_id, lab, score, max_score, status, message. "
+                                   "status tells a submission that could not be graded from a real zero.")
+    p.add_argument("--out", metavar="FILE", help="output file ('-' for stdout; default: <grading dir>/grades.csv)")
+    p.add_argument("--lab", action="append", metavar="LAB", help="only this lab (repeatable)")
+
+    sub.add_parser("demo", parents=[common], help="grade the embedded sample class and print the grade table",
+                   description="Build the sample class of lab01 (perfect, one_wrong, untouched, not_json) "
+                               "from the solution and a fresh release, grade it in <grading dir>/demo, "
+                               "write feedback and a CSV, print the table and check the expected outcome.")
+    return parser
+
+
+def format_table(results: list[GradeResult], message_width: int = 110) -> str:
+    """The grade table: student, points, max, status, message (cut to ``message_width``; the CSV has it whole)."""
+
+    def cut(text: str) -> str:
+        return text if len(text) <= message_width else text[: message_width - 3] + "..."
+
+    head = ("student", "points", "max", "status", "message")
+    rows = [(r.student_id, "" if r.score is None else f"{r.score:g}",
+             "" if r.max_score is None else f"{r.max_score:g}", r.status, cut(r.message)) for r in results]
+    w = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    lines = [f"{a:<{w[0]}}  {b:>{w[1]}}  {c:>{w[2]}}  {d:<{w[3]}}  {e}".rstrip()
+             for a, b, c, d, e in [head, *rows]]
+    lines.insert(1, "-" * min(max(len(l) for l in lines), 120))
+    return "\n".join(lines)
+
+
+def status_summary(results: list[GradeResult]) -> str:
+    """``"4 submissions: 3 graded, 1 invalid notebook"``."""
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    parts = ", ".join(f"{n} {status}" for status, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{len(results)} submission{'' if len(results) == 1 else 's'}: {parts or 'none'}"
+
+
+def _labs(requested: list[str], paths: CoursePaths) -> list[str]:
+    labs = requested or pipeline.list_labs(paths)
+    if not labs:
+        raise pipeline.PipelineError(f"no labs in {paths.source}")
+    return labs
+
+
+def cmd_generate(args, paths: CoursePaths) -> int:
+    for lab in _labs(args.labs, paths):
+        for nb in pipeline.generate_lab(lab, paths):
+            cells = pipeline.grade_cells(nb)
+            tests = [c for c in cells if c.autograded]
+            print(f"{lab}: wrote {_rel(nb, paths)} ({len(tests)} autograded test cells, "
+                  f"{sum(c.points for c in tests):g} autograded points, {sum(c.points for c in cells):g} in all)")
+    return 0
+
+
+def cmd_validate(args, paths: CoursePaths) -> int:
+    failed = 0
+    for lab in _labs(args.labs, paths):
+        print(f"{lab}: validating (runs the source and the release with HPML_FAST=1) ...", flush=True)
+        report = pipeline.validate_lab(lab, paths)
+        if report.ok:
+            print(f"{lab}: OK: the source passes all {report.test_cells} autograded test cells; "
+                  f"the release fails every one of them")
+        else:
+            failed += 1
+            print(f"{lab}: FAILED ({len(report.problems)} problems)")
+            for problem in report.problems:
+                print(f"  - {problem}")
+    return 1 if failed else 0
+
+
+def cmd_autograde(args, paths: CoursePaths) -> int:
+    print(f"grading {args.lab} from {args.submissions} into {paths.work}", flush=True)
+    results = pipeline.autograde_class(args.lab, args.submissions, paths,
+                                       progress=lambda line: print(line, flush=True))
+    print()
+    print(format_table(results))
+    print("\n" + status_summary(results))
+    print(f"statuses: {paths.statuses}; next: `python -m autograder feedback {args.lab}` and "
+          "`python -m autograder export`")
+    return 0
+
+
+def cmd_feedback(args, paths: CoursePaths) -> int:
+    out = pipeline.feedback_lab(args.lab, paths, students=args.student, progress=None)
+    for sid, where in out.items():
+        print(f"{sid}: {where}")
+    bad = sum(1 for where in out.values() if not isinstance(where, Path))
+    for r in StatusStore(paths.statuses).results(args.lab):
+        if r.status != GRADED and (not args.student or r.student_id in args.student):
+            print(f"{r.student_id}: no feedback ({r.status}: {r.message})")
+    if not out:
+        print(f"no graded submissions of {args.lab} in {paths.work}")
+    return 1 if bad else 0
+
+
+def cmd_export(args, paths: CoursePaths) -> int:
+    if args.out == "-":
+        pipeline.export_grades(sys.stdout, paths, args.lab)
+        return 0
+    out = Path(args.out) if args.out else paths.work / "grades.csv"
+    rows = pipeline.export_grades(out, paths, args.lab)
+    print(f"wrote {len(rows)} rows to {out}")
+    return 0
+
+
+def cmd_demo(args, paths: CoursePaths) -> int:
+    from . import sample_class
+
+    demo = CoursePaths(root=paths.root, work=paths.work / "demo", release=paths.release)
+    print(f"demo: grading the sample class of {sample_class.LAB} in {demo.work}", flush=True)
+    results = sample_class.run_demo(demo, progress=lambda line: print(line, flush=True))
+    print()
+    print(format_table(results))
+    print("\n" + status_summary(results))
+    print(f"feedback: {demo.feedback}/<student>/{sample_class.LAB}/   grades: {demo.work / 'grades.csv'}")
+    problems = sample_class.check_expected(results, demo)
+    if problems:
+        print("\nthe sample class did NOT grade as expected:")
+        for p in problems:
+            print(f"  - {p}")
+        return 1
+    print("the sample class graded as expected (perfect: all autograded points; one_wrong: loses "
+          "test_average_throughput; untouched: 0; not_json: invalid notebook)")
+    return 0
+
+
+def _rel(path: Path, paths: CoursePaths) -> str:
+    try:
+        return str(path.relative_to(paths.root))
+    except ValueError:
+        return str(path)
+
+
+COMMANDS = {
+    "generate": cmd_generate,
+    "validate": cmd_validate,
+    "autograde": cmd_autograde,
+    "feedback": cmd_feedback,
+    "export": cmd_export,
+    "demo": cmd_demo,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        paths = CoursePaths.from_env(work=args.grading_dir,
+                                     release=getattr(args, "release_dir", None))
+        return COMMANDS[args.command](args, paths)
+    except (pipeline.PipelineError, KernelMissing, CourseRootNotFound) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: statuses of the students graded so far are saved; run the same command again",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""nbgrader configuration of the HPML course (a traitlets config file).
+
+The autograder CLI (``python -m autograder``) loads this file explicitly, so it
+works from any current directory; plain ``nbgrader`` commands also pick it up
+when run from ``autograder/``.
+
+- Course root: the repository (``$HPML_COURSE_ROOT`` overrides);
+  ``solutions/`` is the source directory, ``labs/`` the release directory.
+- Submissions, autograded copies, feedback and the sqlite gradebook: the
+  git-ignored grading folder, ``autograder/work/`` (``$HPML_GRADING_DIR``
+  overrides). See ``autograder/paths.py``.
+- Execution: a per-cell timeout of ``$HPML_CELL_TIMEOUT`` seconds (default 120);
+  a cell that runs over is interrupted and scores zero. ``Execute.timeout`` is
+  the setting nbgrader honours (it ignores ``ExecutePreprocessor.timeout``).
+- Deleted test cells are restored from the source before grading.
+- Release: no outputs, no execution counts, no volatile metadata.
+- Feedback: hidden test code is cleared from the sources, and error outputs of
+  test cells are cut to ``ExceptionName: message`` so that no traceback quotes
+  a hidden test.
+"""
+
+import os
+import sys
+
+try:
+    from autograder.paths import CoursePaths
+except ImportError:  # run by plain `nbgrader` from a checkout that is not installed
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from autograder.paths import CoursePaths
+
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (
+    CheckCellMetadata,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ClearOutput,
+    ClearSolutions,
+    ComputeChecksums,
+    GetGrades,
+    IncludeHeaderFooter,
+    InstantiateTests,
+    LockCells,
+    SaveCells,
+)
+
+from autograder.preprocessors import CleanReleaseMetadata, RedactTracebacks
+
+c = get_config()  # noqa: F821 (injected by traitlets' config loader)
+
+_paths = CoursePaths.from_env()
+os.makedirs(_paths.work, exist_ok=True)  # sqlite cannot create the gradebook in a missing folder
+
+# --- where things are -------------------------------------------------------
+c.CourseDirectory.root = str(_paths.root)
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "labs"
+c.CourseDirectory.submitted_directory = str(_paths.submitted)
+c.CourseDirectory.autograded_directory = str(_paths.autograded)
+c.CourseDirectory.feedback_directory = str(_paths.feedback)
+c.CourseDirectory.db_url = _paths.db_url
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.nbi", "*.nbc"]
+
+# --- running student notebooks ----------------------------------------------
+c.Execute.timeout = int(os.environ.get("HPML_CELL_TIMEOUT", "120"))
+c.Execute.interrupt_on_timeout = True
+c.Execute.startup_timeout = 120  # a cold kernel that imports torch can take a while on 2 cores
+# quiet kernels: ipykernel's "running over TCP without encryption" notice is not for graders
+c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
+c.OverwriteCells.add_missing_cells = True
+
+# --- release: nbgrader's default pipeline, plus volatile-metadata cleaning ----
+c.GenerateAssignment.preprocessors = [
+    IncludeHeaderFooter,
+    InstantiateTests,
+    LockCells,
+    ClearSolutions,
+    ClearOutput,
+    CleanReleaseMetadata,
+    CheckCellMetadata,
+    ComputeChecksums,
+    SaveCells,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ComputeChecksums,
+    CheckCellMetadata,
+]
+
+# --- feedback: no hidden test code, no traceback that quotes it ---------------
+# RedactTracebacks reads the hidden code, so it runs before ClearHiddenTests removes it.
+c.GenerateFeedback.preprocessors = [
+    GetGrades,
+    RedactTracebacks,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    CSSHTMLHeaderPreprocessor,
+]

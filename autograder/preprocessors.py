@@ -1,0 +1,143 @@
+"""Two nbconvert preprocessors the course's nbgrader configuration adds (see ``nbgrader_config.py``).
+
+- :class:`CleanReleaseMetadata` (release): keeps only the metadata a student's
+  notebook needs, so the release carries nothing volatile (execution times,
+  widget state, collapsed/scrolled flags, the Python patch version) and a fresh
+  ``generate`` reproduces ``labs/`` byte for byte.
+- :class:`RedactTracebacks` (feedback): reduces every error output of a test
+  cell to one line ``ExceptionName: message``. A traceback of a failing hidden
+  test quotes the hidden test's code; nbgrader's own ``ClearHiddenTests`` only
+  removes the code from the cell's *source*, not from its outputs. It also
+  redacts any other output line that repeats a line of hidden test code (an
+  error message or a warning that quotes the source line).
+
+nbconvert runs a preprocessor only when ``enabled`` is true; nbgrader's base
+class defaults it to true.
+"""
+
+from __future__ import annotations
+
+import re
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import List, Unicode
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+REDACTED = "[line hidden: it quotes hidden test code]"
+
+
+def strip_ansi(text: str) -> str:
+    """Remove ANSI colour codes (IPython colours its tracebacks)."""
+    return _ANSI.sub("", text)
+
+
+def one_line_error(ename: str, evalue: str) -> str:
+    """``"ExceptionName: message"`` (or just the name when the message is empty)."""
+    evalue = strip_ansi(evalue or "").strip()
+    return f"{ename}: {evalue}" if evalue else str(ename)
+
+
+def hidden_test_lines(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS") -> list[str]:
+    """The stripped, non-trivial lines between the hidden-test markers of one cell's source."""
+    lines, inside = [], False
+    for line in source.splitlines():
+        if begin in line:
+            inside = True
+        elif end in line:
+            inside = False
+        elif inside:
+            text = line.strip()
+            # lines too short or generic to identify hidden code are not worth hunting for
+            if len(text) >= 8 and not text.startswith("#"):
+                lines.append(text)
+    return lines
+
+
+class CleanReleaseMetadata(NbGraderPreprocessor):
+    """Drop volatile notebook and cell metadata from the student release."""
+
+    keep_cell_metadata = List(
+        ["nbgrader", "deletable", "editable", "tags", "slideshow"],
+        help="Cell metadata keys kept in the release; every other key is dropped.",
+    ).tag(config=True)
+    keep_notebook_metadata = List(
+        ["kernelspec", "language_info", "nbgrader", "hpml"],
+        help="Notebook metadata keys kept in the release.",
+    ).tag(config=True)
+    drop_language_info = List(
+        ["version"],
+        help="Keys dropped from language_info (the Python patch version differs between machines).",
+    ).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        nb, resources = super().preprocess(nb, resources)
+        nb.metadata = {k: v for k, v in nb.metadata.items() if k in self.keep_notebook_metadata}
+        info = nb.metadata.get("language_info")
+        if isinstance(info, dict):
+            for key in self.drop_language_info:
+                info.pop(key, None)
+        ids = (resources or {}).get("nbgrader", {})
+        if ids.get("assignment") and ids.get("notebook"):  # generated files name their source
+            nb.metadata["hpml"] = {
+                "generated_from": f"solutions/{ids['assignment']}/{ids['notebook']}.ipynb",
+                "generated_by": "python -m autograder generate (make release): edit the source, not this file",
+            }
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, index):
+        cell.metadata = {k: v for k, v in cell.metadata.items() if k in self.keep_cell_metadata}
+        return cell, resources
+
+
+class RedactTracebacks(NbGraderPreprocessor):
+    """Reduce error outputs of test cells to ``ExceptionName: message``; redact quotes of hidden tests.
+
+    Must run *before* ``ClearHiddenTests`` (it reads the hidden test code from the
+    sources to know what to look for).
+    """
+
+    begin_test_delimeter = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
+    end_test_delimeter = Unicode("END HIDDEN TESTS").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        self._hidden = []
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                self._hidden += hidden_test_lines(cell.source, self.begin_test_delimeter, self.end_test_delimeter)
+        return super().preprocess(nb, resources)
+
+    def _quotes_hidden(self, text: str) -> bool:
+        text = strip_ansi(text)
+        return any(line in text for line in self._hidden)
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        nbg = cell.metadata.get("nbgrader", {})
+        test_cell = bool(nbg.get("grade") or nbg.get("locked")) and not nbg.get("solution")
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                quoted = any(self._quotes_hidden(line) for line in output.get("traceback", []))
+                if test_cell or quoted:
+                    evalue = output.get("evalue", "")
+                    if self._quotes_hidden(evalue):
+                        evalue = REDACTED
+                    output["evalue"] = strip_ansi(evalue)
+                    output["traceback"] = [one_line_error(output.get("ename", "Error"), output["evalue"])]
+            elif output.get("output_type") == "stream":
+                text = output.get("text", "")
+                if self._quotes_hidden(text):
+                    output["text"] = "".join(
+                        (REDACTED + "\n") if self._quotes_hidden(line) else line
+                        for line in text.splitlines(keepends=True)
+                    )
+            else:
+                data = output.get("data", {})
+                plain = data.get("text/plain")
+                if isinstance(plain, str) and self._quotes_hidden(plain):
+                    data["text/plain"] = REDACTED
+                for mime in list(data):
+                    if mime != "text/plain" and isinstance(data[mime], str) and self._quotes_hidden(data[mime]):
+                        del data[mime]
+        return cell, resources

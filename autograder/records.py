@@ -1,0 +1,126 @@
+"""Per-student grading results, the status file that keeps them, and the CSV export.
+
+nbgrader's gradebook holds points only: a submission that could not be graded
+is either missing from it or exports as 0.0, indistinguishable from a real
+zero. So every grading ends in a :class:`GradeResult` with a *status*, kept in
+``statuses.json`` next to the gradebook, and the export joins the two.
+
+Statuses (issue 3 adds more; keep them as plain strings so old files still load):
+
+- ``graded``: nbgrader ran the notebook; the score is what the tests gave.
+- ``invalid notebook``: not JSON, not a notebook, or no notebook found; scores 0.
+- ``grader error``: nbgrader failed on it (see the message and the log); no score.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+GRADED = "graded"
+INVALID_NOTEBOOK = "invalid notebook"
+GRADER_ERROR = "grader error"
+STATUSES = (GRADED, INVALID_NOTEBOOK, GRADER_ERROR)
+
+CSV_COLUMNS = ("student_id", "lab", "score", "max_score", "status", "message")
+
+
+@dataclass
+class GradeResult:
+    """What grading one student's submission of one lab produced.
+
+    ``score`` and ``max_score`` are totals over all graded cells of the lab as the
+    gradebook has them (autograded tests plus manually graded answers, which
+    score 0 until someone grades them; ``message`` says so). ``score`` is
+    ``None`` when there is no score at all (``grader error``).
+    """
+
+    student_id: str
+    status: str
+    score: float | None = None
+    max_score: float | None = None
+    message: str = ""
+    lab: str = ""
+    notebook: str = ""  # the submitted file it came from, relative to the student's folder
+    failed_tests: list[str] = field(default_factory=list)
+    note: str = ""  # how the submission was found (e.g. a renamed notebook that was accepted)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "GradeResult":
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+class StatusStore:
+    """``statuses.json``: ``{"labs": {lab: {student_id: GradeResult as dict}}}``.
+
+    One writer (the process that runs the batch) records results; every save
+    is atomic (write a temporary file, then rename), so an interrupted run
+    leaves the previous complete file.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.labs: dict[str, dict[str, GradeResult]] = {}
+        if self.path.exists():
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            for lab, students in data.get("labs", {}).items():
+                self.labs[lab] = {sid: GradeResult.from_dict(rec) for sid, rec in students.items()}
+
+    def record(self, result: GradeResult) -> None:
+        self.labs.setdefault(result.lab, {})[result.student_id] = result
+
+    def get(self, lab: str, student_id: str) -> GradeResult | None:
+        return self.labs.get(lab, {}).get(student_id)
+
+    def results(self, lab: str | None = None) -> list[GradeResult]:
+        labs = [lab] if lab is not None else sorted(self.labs)
+        return [self.labs[l][s] for l in labs if l in self.labs for s in sorted(self.labs[l])]
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        data = {
+            "comment": "per-student grading statuses written by `python -m autograder`; points live in gradebook.db",
+            "labs": {
+                lab: {sid: self.labs[lab][sid].to_dict() for sid in sorted(self.labs[lab])}
+                for lab in sorted(self.labs)
+            },
+        }
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".statuses.", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+        os.replace(tmp, self.path)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return ""
+    return f"{float(x):g}"
+
+
+def write_csv(rows: Iterable[GradeResult], out) -> int:
+    """Write results as CSV with :data:`CSV_COLUMNS` to a path or an open text file; return the row count."""
+    rows = sorted(rows, key=lambda r: (r.lab, r.student_id))
+
+    def _write(fh) -> None:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        for r in rows:
+            writer.writerow([r.student_id, r.lab, _fmt(r.score), _fmt(r.max_score), r.status, r.message])
+
+    if hasattr(out, "write"):
+        _write(out)
+    else:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        with open(out, "w", newline="", encoding="utf-8") as fh:
+            _write(fh)
+    return len(rows)

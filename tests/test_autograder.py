@@ -1,0 +1,452 @@
+"""Unit tests of the autograder CLI and its parts (``autograder/``), on a toy course in a temporary folder.
+
+Fast tests need no kernel. The few marked ``slow`` grade the toy lab through the
+real nbgrader (about 2 s per notebook).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from autograder import cli, pipeline, sample_class
+from autograder.kernels import KernelMissing, ensure_kernels
+from autograder.paths import CoursePaths
+from autograder.preprocessors import CleanReleaseMetadata, RedactTracebacks
+from autograder.records import (
+    CSV_COLUMNS,
+    GRADED,
+    GRADER_ERROR,
+    INVALID_NOTEBOOK,
+    GradeResult,
+    StatusStore,
+    write_csv,
+)
+from autograder.submissions import InvalidNotebook, discover, extract_zip, normalize_stem, read_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+TOY = "toylab"
+
+
+# --------------------------------------------------------------------------- a toy course
+
+
+def _meta(grade_id, *, solution=False, grade=False, locked=False, points=None):
+    m = {"grade_id": grade_id, "solution": solution, "grade": grade, "locked": locked, "schema_version": 3}
+    if points is not None:
+        m["points"] = points
+    return {"nbgrader": m}
+
+
+def toy_notebook() -> nbformat.NotebookNode:
+    """A small nbgrader source notebook: two graded functions, hidden tests, a written answer."""
+    cells = [
+        new_markdown_cell("# Toy lab", metadata=_meta("intro", locked=True)),
+        new_code_cell("import os\nprint('fast mode:', os.environ.get('HPML_FAST'))"),
+        new_code_cell('def add(a, b):\n    """Return a + b."""\n    ### BEGIN SOLUTION\n'
+                      "    total = a + b  # toy_add_solution_line\n    return total\n    ### END SOLUTION",
+                      metadata=_meta("answer_add", solution=True)),
+        new_code_cell("assert add(1, 2) == 3, 'add(1, 2) should be 3'\n### BEGIN HIDDEN TESTS\n"
+                      "assert add(-5, 5) == 0, 'add: opposite numbers'  # toy_hidden_add_line\n### END HIDDEN TESTS",
+                      metadata=_meta("test_add", grade=True, locked=True, points=2)),
+        new_code_cell('def average_throughput(work, times):\n    """Total work over total time."""\n'
+                      "    ### BEGIN SOLUTION\n    return len(times) * work / sum(times)  # toy_avg_solution_line\n"
+                      "    ### END SOLUTION", metadata=_meta("answer_average_throughput", solution=True)),
+        new_code_cell("assert abs(average_throughput(10, [1, 1]) - 10) < 1e-9, 'equal times'\n"
+                      "### BEGIN HIDDEN TESTS\nexpected_toy_hidden = 2 * 10 / (1 + 4)  # toy_hidden_avg_line\n"
+                      "assert abs(average_throughput(10, [1, 4]) - expected_toy_hidden) < 1e-9, "
+                      "'average_throughput: unequal run times'\n### END HIDDEN TESTS",
+                      metadata=_meta("test_average_throughput", grade=True, locked=True, points=3)),
+        new_markdown_cell("Why the harmonic mean?", metadata=_meta("question", locked=True)),
+        new_markdown_cell("The work per run is fixed.", metadata=_meta("written_why", solution=True, grade=True, points=1)),
+    ]
+    return new_notebook(cells=cells, metadata={
+        "kernelspec": {"name": "hpml", "display_name": "Python 3 (HPML)", "language": "python"},
+        "language_info": {"name": "python", "version": "3.11.0"},
+    })
+
+
+@pytest.fixture
+def toy_course(tmp_path, monkeypatch) -> CoursePaths:
+    """A course root with solutions/toylab/toylab.ipynb and a grading folder, both temporary."""
+    root = tmp_path / "course"
+    (root / "solutions" / TOY).mkdir(parents=True)
+    nbformat.write(toy_notebook(), root / "solutions" / TOY / f"{TOY}.ipynb")
+    monkeypatch.setenv("HPML_COURSE_ROOT", str(root))
+    monkeypatch.setenv("HPML_GRADING_DIR", str(tmp_path / "work"))
+    return CoursePaths.from_env()
+
+
+def _write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    (path.write_bytes if isinstance(text, bytes) else path.write_text)(text)
+    return path
+
+
+# --------------------------------------------------------------------------- argument parsing
+
+
+def test_parser_subcommands_and_options():
+    parse = cli.build_parser().parse_args
+    assert parse(["generate"]).labs == []
+    assert parse(["generate", "lab01_benchmarking", "lab02"]).labs == ["lab01_benchmarking", "lab02"]
+    a = parse(["autograde", "lab01_benchmarking", "subs.zip"])
+    assert (a.command, a.lab, a.submissions) == ("autograde", "lab01_benchmarking", "subs.zip")
+    assert parse(["export"]).out is None
+    assert parse(["export", "--out", "g.csv"]).out == "g.csv"
+    assert parse(["--grading-dir", "/x", "demo"]).grading_dir == "/x"
+    assert parse(["demo", "--grading-dir", "/y"]).grading_dir == "/y"
+    assert parse(["--grading-dir", "/x", "feedback", "lab01_benchmarking"]).grading_dir == "/x"
+    assert parse(["feedback", "lab01_benchmarking", "--student", "a", "--student", "b"]).student == ["a", "b"]
+
+
+@pytest.mark.parametrize("argv", [[], ["autograde", "lab01_benchmarking"], ["frobnicate"]])
+def test_parser_rejects_incomplete_commands(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.build_parser().parse_args(argv)
+    assert exc.value.code == 2
+
+
+def test_module_entry_point_prints_help():
+    proc = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    for command in ("generate", "validate", "autograde", "feedback", "export", "demo"):
+        assert command in proc.stdout
+
+
+def test_unknown_lab_is_a_clean_error(toy_course, capsys):
+    assert cli.main(["generate", "no_such_lab"]) == 2
+    err = capsys.readouterr().err
+    assert "no lab 'no_such_lab'" in err and TOY in err
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def test_config_paths_follow_environment(toy_course, tmp_path):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder.paths import CONFIG_FILE
+
+    raw = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
+    work = tmp_path / "work"
+    for cfg in (raw, pipeline.load_config(toy_course)):
+        cd = cfg.CourseDirectory
+        assert cd.root == str(tmp_path / "course")
+        assert cd.source_directory == "solutions" and cd.release_directory == "labs"
+        for key in ("submitted_directory", "autograded_directory", "feedback_directory"):
+            assert Path(cd[key]).parent == work, key
+        assert cd.db_url == f"sqlite:///{work / 'gradebook.db'}"
+    assert toy_course.statuses.parent == toy_course.gradebook.parent == work
+
+
+def test_default_grading_dir_is_the_ignored_work_folder(monkeypatch):
+    monkeypatch.delenv("HPML_GRADING_DIR", raising=False)
+    monkeypatch.delenv("HPML_COURSE_ROOT", raising=False)
+    paths = CoursePaths.from_env()
+    assert paths.root == ROOT
+    assert paths.work == ROOT / "autograder" / "work"
+    assert "autograder/work/" in (ROOT / ".gitignore").read_text()
+
+
+def test_config_execution_and_feedback_settings(toy_course):
+    cfg = pipeline.load_config(toy_course)
+    assert 0 < cfg.Execute.timeout <= 600
+    assert cfg.Execute.interrupt_on_timeout is True
+    assert cfg.OverwriteCells.add_missing_cells is True
+    names = [p.__name__ for p in cfg.GenerateFeedback.preprocessors]
+    assert "ClearHiddenTests" in names
+    assert names.index("RedactTracebacks") < names.index("ClearHiddenTests")
+    assert "CleanReleaseMetadata" in [p.__name__ for p in cfg.GenerateAssignment.preprocessors]
+
+
+def test_missing_kernel_says_run_make_setup(tmp_path):
+    nb = new_notebook(metadata={"kernelspec": {"name": "no-such-kernel-xyz", "display_name": "x", "language": "python"}})
+    path = tmp_path / "k.ipynb"
+    nbformat.write(nb, path)
+    with pytest.raises(KernelMissing, match="make setup"):
+        ensure_kernels([path])
+
+
+# --------------------------------------------------------------------------- submissions
+
+
+def _nb_text() -> str:
+    return nbformat.writes(new_notebook(cells=[new_code_cell("x = 1")]))
+
+
+def test_normalize_stem_variants():
+    for variant in ("lab01_benchmarking", "Lab01_Benchmarking", "lab01_benchmarking (1)", "lab01_benchmarking-Copy1",
+                    "Lab01 Benchmarking", "lab01-benchmarking copy", "lab01_benchmarking (2) (1)"):
+        assert normalize_stem(variant) == "lab01_benchmarking", variant
+
+
+def test_discover_picks_the_lab_notebook_and_its_variants(tmp_path):
+    lab = "lab01_benchmarking"
+    subs = tmp_path / "subs"
+    _write(subs / "alice" / f"{lab}.ipynb", _nb_text())
+    _write(subs / "alice" / ".ipynb_checkpoints" / f"{lab}-checkpoint.ipynb", _nb_text())
+    _write(subs / "alice" / "scratch.ipynb", _nb_text())
+    _write(subs / "bob" / "Lab01_Benchmarking (1).ipynb", _nb_text())
+    _write(subs / "carol" / "work" / f"{lab}-Copy1.ipynb", _nb_text())
+    _write(subs / "dave" / "my_submission.ipynb", _nb_text())
+    _write(subs / "erin" / "notes.ipynb", _nb_text())
+    _write(subs / "erin" / "other.ipynb", _nb_text())
+    _write(subs / "frank" / "README.txt", "nothing here")
+    _write(subs / "__MACOSX" / "alice" / f"._{lab}.ipynb", b"\x00\x05")
+    _write(subs / "bad name!" / f"{lab}.ipynb", _nb_text())
+    found = {s.student_id: s for s in discover(subs, [lab])}
+    assert sorted(found) == ["alice", "bad name!", "bob", "carol", "dave", "erin", "frank"]
+    assert found["alice"].notebooks[lab] == subs / "alice" / f"{lab}.ipynb" and not found["alice"].problem
+    assert found["alice"].note == ""  # scratch.ipynb is not named like the lab: not a candidate
+    assert found["bob"].notebooks[lab].name == "Lab01_Benchmarking (1).ipynb"
+    assert "accepted" in found["bob"].note
+    assert found["carol"].notebooks[lab] == subs / "carol" / "work" / f"{lab}-Copy1.ipynb"
+    assert found["dave"].notebooks[lab].name == "my_submission.ipynb"
+    assert not found["erin"].notebooks and "no notebook named like" in found["erin"].problem
+    assert not found["frank"].notebooks and "no notebook found" in found["frank"].problem
+    assert "not a usable student id" in found["bad name!"].problem
+
+
+def test_zip_of_submissions_with_wrapper_folder(tmp_path):
+    lab = "lab01_benchmarking"
+    zpath = tmp_path / "class.zip"
+    with zipfile.ZipFile(zpath, "w") as zf:
+        zf.writestr(f"submissions/alice/{lab}.ipynb", _nb_text())
+        zf.writestr(f"submissions/bob/{lab} (1).ipynb", _nb_text())
+        zf.writestr(f"__MACOSX/submissions/alice/._{lab}.ipynb", "junk")
+    root = extract_zip(zpath, tmp_path / "x")
+    found = {s.student_id: s for s in discover(root, [lab])}
+    assert sorted(found) == ["alice", "bob"]
+    assert all(s.notebooks[lab].exists() for s in found.values())
+
+
+def test_zip_refuses_paths_outside_the_archive(tmp_path):
+    zpath = tmp_path / "evil.zip"
+    with zipfile.ZipFile(zpath, "w") as zf:
+        zf.writestr("../../escaped.ipynb", _nb_text())
+    with pytest.raises(ValueError, match="outside"):
+        extract_zip(zpath, tmp_path / "x")
+    assert not (tmp_path.parent / "escaped.ipynb").exists()
+
+
+@pytest.mark.parametrize("content, reason", [
+    ('{"cells": [', "invalid JSON"),
+    (b"\xff\xfe\x00garbage", "not UTF-8"),
+    ("[1, 2, 3]", "not a Jupyter notebook"),
+    ('{"cells": [], "metadata": {}, "nbformat": 3, "nbformat_minor": 0}', "format 3"),
+])
+def test_read_notebook_rejects_garbage(tmp_path, content, reason):
+    path = _write(tmp_path / "x.ipynb", content)
+    with pytest.raises(InvalidNotebook, match=reason):
+        read_notebook(path)
+
+
+def test_read_notebook_accepts_a_notebook(tmp_path):
+    assert read_notebook(_write(tmp_path / "ok.ipynb", _nb_text())).cells[0].source == "x = 1"
+
+
+def test_invalid_json_submission_gets_status_invalid_notebook(toy_course, tmp_path):
+    bad = _write(tmp_path / "subs" / "mallory" / f"{TOY}.ipynb", nbformat.writes(toy_notebook())[:200])
+    result = pipeline.grade_one(TOY, "mallory", bad, paths=toy_course)
+    assert result.status == INVALID_NOTEBOOK
+    assert result.score == 0 and result.max_score == 6
+    assert "invalid JSON" in result.message
+    missing = pipeline.grade_one(TOY, "nobody", None, paths=toy_course)
+    assert missing.status == INVALID_NOTEBOOK and "no notebook found" in missing.message
+
+
+# --------------------------------------------------------------------------- records and export
+
+
+def test_status_store_round_trip(tmp_path):
+    store = StatusStore(tmp_path / "statuses.json")
+    store.record(GradeResult("bob", GRADED, 3.0, 6.0, "failed: test_add", lab=TOY, failed_tests=["test_add"]))
+    store.record(GradeResult("al", INVALID_NOTEBOOK, 0.0, 6.0, "invalid JSON", lab=TOY))
+    store.save()
+    again = StatusStore(tmp_path / "statuses.json")
+    assert [r.student_id for r in again.results(TOY)] == ["al", "bob"]
+    assert again.get(TOY, "bob") == store.get(TOY, "bob")
+    assert not list(tmp_path.glob(".statuses.*")), "temporary file left behind"
+
+
+def test_csv_export_columns_and_statuses(toy_course):
+    store = StatusStore(toy_course.statuses)
+    store.record(GradeResult("ann", INVALID_NOTEBOOK, 0.0, 6.0, "x.ipynb is not a notebook: invalid JSON", lab=TOY))
+    store.record(GradeResult("ben", GRADER_ERROR, None, 6.0, "kernel died", lab=TOY))
+    store.record(GradeResult("cat", GRADED, 0.0, 6.0, "failed: test_add, test_average_throughput", lab=TOY))
+    store.save()
+    out = toy_course.work / "grades.csv"
+    assert cli.main(["export", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert tuple(rows[0].keys()) == CSV_COLUMNS == ("student_id", "lab", "score", "max_score", "status", "message")
+    by = {r["student_id"]: r for r in rows}
+    assert by["ann"]["status"] == "invalid notebook" and by["ann"]["score"] == "0"
+    assert by["ben"]["status"] == "grader error" and by["ben"]["score"] == ""
+    assert by["cat"]["status"] == "graded" and by["cat"]["score"] == "0"
+    # a failed grading and a real zero are told apart by the status column
+    assert by["ann"]["status"] != by["cat"]["status"]
+    assert {r["lab"] for r in rows} == {TOY} and all(r["max_score"] == "6" for r in rows)
+
+
+def test_grader_error_message_names_the_root_cause():
+    log = ("[INFO] Autograding x\n[ERROR] Kernel died while waiting for execute reply.\n"
+           "[ERROR] There was an error processing assignment: /w/submitted/a/lab\n[ERROR] Traceback (most recent call last):\n"
+           "nbclient.exceptions.DeadKernelError: Kernel died\n"
+           "[ERROR] Please see the the above traceback for details on the specific errors on the above failures.\n")
+    assert pipeline.RunLog(False, log).last_error() == "Kernel died while waiting for execute reply."
+    tb = "Traceback (most recent call last):\n  File 'x'\nsqlalchemy.exc.OperationalError: database is locked\n"
+    assert pipeline.RunLog(False, "", tb).last_error() == "OperationalError: database is locked"
+
+
+def test_write_csv_to_stream():
+    buf = io.StringIO()
+    write_csv([GradeResult("z", GRADED, 1.5, 2.0, "a, b", lab="l")], buf)
+    assert buf.getvalue().splitlines() == ["student_id,lab,score,max_score,status,message", 'z,l,1.5,2,graded,"a, b"']
+
+
+# --------------------------------------------------------------------------- preprocessors
+
+
+def _graded_notebook_with_traceback() -> nbformat.NotebookNode:
+    hidden = "assert abs(average_throughput(10, [1, 4]) - 4.0) < 1e-9  # a_hidden_check"
+    test = new_code_cell(f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
+                         metadata=_meta("test_average_throughput", grade=True, locked=True, points=3))
+    test.outputs = [
+        new_output("stream", name="stderr", text=f"<cell>:3: RuntimeWarning: divide by zero\n  {hidden}\n"),
+        new_output("error", ename="AssertionError", evalue="unequal run times", traceback=[
+            "\x1b[0;31m----------------------------------------------------------\x1b[0m",
+            "\x1b[0;31mAssertionError\x1b[0m    Traceback (most recent call last)",
+            f"Cell \x1b[0;32mIn[7], line 3\x1b[0m\n\x1b[0;32m----> 3\x1b[0m {hidden}",
+            "\x1b[0;31mAssertionError\x1b[0m: unequal run times",
+        ]),
+    ]
+    answer = new_code_cell("def f():\n    return 1 / 0\nf()", metadata=_meta("answer_f", solution=True))
+    answer_tb = ["ZeroDivisionError    Traceback (most recent call last)", "----> 3 f()", "ZeroDivisionError: division by zero"]
+    answer.outputs = [new_output("error", ename="ZeroDivisionError", evalue="division by zero", traceback=answer_tb)]
+    return new_notebook(cells=[answer, test])
+
+
+def test_feedback_preprocessors_strip_tracebacks_and_hidden_code():
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    nb = _graded_notebook_with_traceback()
+    nb, _ = RedactTracebacks().preprocess(nb, {})
+    nb, _ = ClearHiddenTests().preprocess(nb, {})
+    text = json.dumps(nb)
+    assert "a_hidden_check" not in text
+    assert "most recent call last" not in nb.cells[1].outputs[1].traceback[0]
+    assert nb.cells[1].outputs[1].traceback == ["AssertionError: unequal run times"]
+    assert "RuntimeWarning" in nb.cells[1].outputs[0].text  # the warning stays, its quote of hidden code does not
+    # a student's own error keeps its traceback (it quotes only the student's code)
+    assert len(nb.cells[0].outputs[0].traceback) == 3
+
+
+def test_without_redaction_the_traceback_would_leak():
+    """The default nbgrader feedback pipeline (ClearHiddenTests alone) leaves the quote: this is why we redact."""
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    nb, _ = ClearHiddenTests().preprocess(_graded_notebook_with_traceback(), {})
+    assert "a_hidden_check" in json.dumps(nb)
+
+
+def test_release_metadata_cleaning():
+    nb = new_notebook(cells=[new_code_cell("x", metadata={"ExecuteTime": {"start": "t"}, "collapsed": True,
+                                                          "scrolled": True, "tags": ["keep"],
+                                                          "nbgrader": {"grade_id": "g"}, "editable": False})],
+                      metadata={"kernelspec": {"name": "hpml", "display_name": "x"}, "widgets": {"state": {}},
+                                "language_info": {"name": "python", "version": "3.11.9"}})
+    nb, _ = CleanReleaseMetadata().preprocess(nb, {})
+    assert set(nb.cells[0].metadata) == {"tags", "nbgrader", "editable"}
+    assert set(nb.metadata) == {"kernelspec", "language_info"}
+    assert nb.metadata["language_info"] == {"name": "python"}
+
+
+# --------------------------------------------------------------------------- sample class builder
+
+
+def test_sample_class_builder(toy_course, tmp_path):
+    release = pipeline.generate_lab(TOY, toy_course)[0]
+    source = toy_course.source / TOY / f"{TOY}.ipynb"
+    files = sample_class.build_sample_class(tmp_path / "class", source, release)
+    assert sorted(files) == sorted(sample_class.STUDENTS)
+    perfect = nbformat.read(files["perfect"], as_version=4)
+    text = "\n".join(c.source for c in perfect.cells)
+    assert "toy_add_solution_line" in text and "toy_avg_solution_line" in text
+    assert "BEGIN SOLUTION" not in text and "YOUR CODE HERE" not in text
+    assert "BEGIN HIDDEN TESTS" not in text  # built from the release: no hidden tests
+    # one_wrong: average_throughput is the arithmetic mean of the throughputs, everything else as perfect
+    wrong = nbformat.read(files["one_wrong"], as_version=4)
+    changed = [i for i, (a, b) in enumerate(zip(perfect.cells, wrong.cells)) if a.source != b.source]
+    assert len(changed) == 1
+    ns: dict = {}
+    exec(wrong.cells[changed[0]].source, ns)
+    assert ns["average_throughput"](10, [1, 4]) == pytest.approx((10 / 1 + 10 / 4) / 2)
+    exec(perfect.cells[changed[0]].source, ns)
+    assert ns["average_throughput"](10, [1, 4]) == pytest.approx(20 / 5)
+    assert files["untouched"].read_bytes() == release.read_bytes()
+    with pytest.raises(InvalidNotebook):
+        read_notebook(files["not_json"])
+
+
+# --------------------------------------------------------------------------- through nbgrader (toy lab)
+
+
+@pytest.mark.slow
+def test_toy_class_grades_idempotently_and_restores_deleted_tests(toy_course, tmp_path):
+    release = pipeline.generate_lab(TOY, toy_course)[0]
+    source = toy_course.source / TOY / f"{TOY}.ipynb"
+    subs = tmp_path / "subs"
+    files = sample_class.build_sample_class(subs, source, release)
+    # a cheater: deletes the test cell of average_throughput from an otherwise perfect notebook
+    nb = nbformat.read(files["perfect"], as_version=4)
+    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "test_average_throughput"]
+    nb.cells = [c if "def average_throughput" not in c.source else
+                new_code_cell("def average_throughput(work, times):\n    return 0.0", metadata=c.metadata)
+                for c in nb.cells]
+    nbformat.write(nb, _write(subs / "deleter" / f"{TOY}.ipynb", ""))
+    # a crasher: kills its kernel; nbgrader gives up on it, the batch goes on
+    nb = nbformat.read(files["perfect"], as_version=4)
+    for cell in nb.cells:
+        if "def add" in cell.source:
+            cell.source = "import os\nos._exit(1)\n" + cell.source
+    nbformat.write(nb, _write(subs / "crasher" / f"{TOY}.ipynb", ""))
+
+    first = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None)}
+    assert first["perfect"].status == GRADED and first["perfect"].score == 5
+    assert first["one_wrong"].score == 2 and first["one_wrong"].failed_tests == ["test_average_throughput"]
+    assert first["untouched"].score == 0
+    assert first["not_json"].status == INVALID_NOTEBOOK
+    assert first["deleter"].status == GRADED and first["deleter"].failed_tests == ["test_average_throughput"]
+    assert first["crasher"].status == GRADER_ERROR and first["crasher"].score is None
+    assert "Kernel died" in first["crasher"].message
+    # the grading kernel ran in fast mode
+    executed = nbformat.read(toy_course.autograded / "perfect" / TOY / f"{TOY}.ipynb", as_version=4)
+    assert "fast mode: 1" in json.dumps(executed.cells[1].outputs)
+
+    second = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None)}
+    assert second == first
+    assert {(r.student_id, r.score, r.status) for r in pipeline.collect_results(toy_course)} == \
+           {(r.student_id, r.score, r.status) for r in first.values()}
+
+
+@pytest.mark.slow
+def test_toy_validate_passes_and_catches_a_leaky_release(toy_course, capsys):
+    assert cli.main(["generate", TOY]) == 0
+    assert cli.main(["validate", TOY]) == 0
+    assert "OK" in capsys.readouterr().out
+    # a "release" that still carries the solution passes its tests: validate must fail
+    release = toy_course.release / TOY / f"{TOY}.ipynb"
+    solved = sample_class.solved_notebook(toy_course.source / TOY / f"{TOY}.ipynb", release)
+    nbformat.write(solved, release)
+    assert cli.main(["validate", TOY]) == 1
+    assert "must fail" in capsys.readouterr().out
