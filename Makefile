@@ -14,6 +14,8 @@ CONSTRAINTS := requirements/constraints-cpu.txt
 TORCH_PIP_ARGS ?=
 INSTRUCTOR_PLUGINS := formgrader create-assignment course-list assignment-list
 INSTRUCTOR_SERVER_EXTS := formgrader course_list assignment_list
+# JupyterLab refuses to run as root (containers) unless told
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
@@ -41,7 +43,7 @@ test: setup
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
 
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=.
+	$(BIN)/jupyter lab --notebook-dir=. $(LAB_ARGS)
 
 release: setup
 	$(BIN)/python -m autograder generate
