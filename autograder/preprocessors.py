@@ -8,8 +8,13 @@
   cell to one line ``ExceptionName: message``. A traceback of a failing hidden
   test quotes the hidden test's code; nbgrader's own ``ClearHiddenTests`` only
   removes the code from the cell's *source*, not from its outputs. It also
-  redacts any other output line that repeats a line of hidden test code (an
-  error message or a warning that quotes the source line).
+  redacts, in every output of every cell, any line that repeats a line of
+  hidden test code (whitespace-normalised, also in its ``repr``/JSON-escaped
+  form): student code can capture test cell source (an IPython
+  ``pre_run_cell`` hook, ``In``, the history) and print it. Any trace of the
+  tamper guard (``autograder/tamper.py``) is redacted the same way, and a
+  traceback of any cell that quotes hidden or guard code is cut to one line.
+  Only verbatim quotes are caught: an encoded copy (base64, reversed) is not.
 
 nbconvert runs a preprocessor only when ``enabled`` is true; nbgrader's base
 class defaults it to true.
@@ -20,7 +25,7 @@ from __future__ import annotations
 import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import List, Unicode
+from traitlets import Integer, List, Unicode
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -38,7 +43,19 @@ def one_line_error(ename: str, evalue: str) -> str:
     return f"{ename}: {evalue}" if evalue else str(ename)
 
 
-def hidden_test_lines(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS") -> list[str]:
+MIN_QUOTE_LENGTH = 8  # hidden lines shorter than this (``else:``, ``pass``) identify nothing
+
+# Always redacted: traces of the tamper guard (see ``autograder/tamper.py``).
+GUARD_NEEDLES = ["# tamper guard, added by the autograder", "_hpml_guard_setup", "application/vnd.hpml.guard"]
+
+
+def normalise_space(text: str) -> str:
+    """Collapse runs of whitespace to one space (a quote may be re-indented or re-wrapped)."""
+    return " ".join(text.split())
+
+
+def hidden_test_lines(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS",
+                      min_length: int = MIN_QUOTE_LENGTH) -> list[str]:
     """The stripped, non-trivial lines between the hidden-test markers of one cell's source."""
     lines, inside = [], False
     for line in source.splitlines():
@@ -49,9 +66,21 @@ def hidden_test_lines(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str =
         elif inside:
             text = line.strip()
             # lines too short or generic to identify hidden code are not worth hunting for
-            if len(text) >= 8 and not text.startswith("#"):
+            if len(normalise_space(text)) >= min_length and not text.startswith("#"):
                 lines.append(text)
     return lines
+
+
+def quote_needles(lines: list[str]) -> list[str]:
+    """What to search outputs for: each line, plus its ``repr`` and JSON escapes (a printed list of strings)."""
+    import json
+
+    needles = []
+    for line in lines:
+        for form in (line, repr(line)[1:-1], json.dumps(line)[1:-1]):
+            if form not in needles:
+                needles.append(form)
+    return needles
 
 
 class CleanReleaseMetadata(NbGraderPreprocessor):
@@ -99,16 +128,22 @@ class RedactTracebacks(NbGraderPreprocessor):
 
     begin_test_delimeter = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
     end_test_delimeter = Unicode("END HIDDEN TESTS").tag(config=True)
+    min_quote_length = Integer(MIN_QUOTE_LENGTH, help="Hidden lines shorter than this are not hunted for.").tag(
+        config=True)
+    extra_needles = List(GUARD_NEEDLES, help="Further strings whose lines are always redacted.").tag(config=True)
 
     def preprocess(self, nb, resources):
-        self._hidden = []
+        hidden = []
         for cell in nb.cells:
             if cell.cell_type == "code":
-                self._hidden += hidden_test_lines(cell.source, self.begin_test_delimeter, self.end_test_delimeter)
+                hidden += hidden_test_lines(cell.source, self.begin_test_delimeter, self.end_test_delimeter,
+                                            self.min_quote_length)
+        extra = list(self.extra_needles) + ([self.begin_test_delimeter, self.end_test_delimeter] if hidden else [])
+        self._hidden = quote_needles([normalise_space(h) for h in hidden]) + [normalise_space(n) for n in extra]
         return super().preprocess(nb, resources)
 
     def _quotes_hidden(self, text: str) -> bool:
-        text = strip_ansi(text)
+        text = normalise_space(strip_ansi(text))
         return any(line in text for line in self._hidden)
 
     def preprocess_cell(self, cell, resources, index):
@@ -118,11 +153,13 @@ class RedactTracebacks(NbGraderPreprocessor):
         test_cell = bool(nbg.get("grade") or nbg.get("locked")) and not nbg.get("solution")
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
+                if self._quotes_hidden(str(output.get("ename", ""))):
+                    output["ename"] = "Error"
                 quoted = any(self._quotes_hidden(line) for line in output.get("traceback", []))
+                evalue = output.get("evalue", "")
+                if self._quotes_hidden(evalue):
+                    output["evalue"] = evalue = REDACTED
                 if test_cell or quoted:
-                    evalue = output.get("evalue", "")
-                    if self._quotes_hidden(evalue):
-                        evalue = REDACTED
                     output["evalue"] = strip_ansi(evalue)
                     output["traceback"] = [one_line_error(output.get("ename", "Error"), output["evalue"])]
             elif output.get("output_type") == "stream":
@@ -134,6 +171,7 @@ class RedactTracebacks(NbGraderPreprocessor):
                     )
             else:
                 data = output.get("data", {})
+                data.pop("application/vnd.hpml.guard+json", None)
                 plain = data.get("text/plain")
                 if isinstance(plain, str) and self._quotes_hidden(plain):
                     data["text/plain"] = REDACTED
