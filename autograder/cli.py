@@ -5,6 +5,7 @@ Subcommands (``python -m autograder SUBCOMMAND --help`` for details)::
     generate [LAB ...]          solutions/<lab> -> labs/<lab> (student release; all labs by default)
     validate [LAB ...]          sources pass all their tests; releases fail every autograded test
     autograde LAB SUBMISSIONS   grade a folder or .zip of <student_id>/<notebook>.ipynb
+                                (--jobs N in parallel, --student ID, --force, --due DATETIME)
     feedback LAB                HTML feedback per graded student (no hidden tests, no tracebacks)
     export [--out grades.csv]   CSV: student_id, lab, score, max_score, status, message
     demo                        build the sample class, grade it, print the grade table
@@ -24,7 +25,7 @@ from pathlib import Path
 from . import pipeline
 from .kernels import KernelMissing
 from .paths import CourseRootNotFound, CoursePaths
-from .records import GRADED, GradeResult, StatusStore
+from .records import SCORED_IN_GRADEBOOK, GradeResult, StatusStore
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,10 +60,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("autograde", parents=[common], help="grade a folder or .zip of submissions",
                        description="Grade every <student_id>/<anything>.ipynb in SUBMISSIONS (a folder or a "
-                                   ".zip), one nbgrader run per student; a bad submission gets a status and "
-                                   "never stops the batch. Re-running replaces each student's earlier result.")
+                                   ".zip), each student in a worker process of its own (--jobs at a time) "
+                                   "against a private copy of the gradebook; this process merges each result "
+                                   "into the gradebook. A bad submission gets a status and never stops the "
+                                   "batch. Unchanged submissions already graded against the same lab version "
+                                   "are kept (--force grades them again); a re-graded student's earlier "
+                                   "result is replaced.")
     p.add_argument("lab", metavar="LAB", help="the lab to grade (a folder of solutions/)")
     p.add_argument("submissions", metavar="SUBMISSIONS", help="folder or .zip of <student_id>/<notebook>.ipynb")
+    p.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
+                   help=f"students graded at once (default: the usable cores, {pipeline.default_jobs()} here)")
+    p.add_argument("--student", action="append", metavar="ID",
+                   help="grade only this student (repeatable); the others keep their results")
+    p.add_argument("--force", action="store_true", help="grade again even unchanged, already graded submissions")
+    p.add_argument("--due", metavar="DATETIME",
+                   help="the lab's due date (e.g. '2026-11-20 23:59:00 UTC'); a timestamp.txt after it is late")
 
     p = sub.add_parser("feedback", parents=[common], help="write HTML feedback for each graded student",
                        description="Write feedback/<student>/<lab>/<notebook>.html in the grading folder for "
@@ -143,9 +155,16 @@ def cmd_validate(args, paths: CoursePaths) -> int:
 
 
 def cmd_autograde(args, paths: CoursePaths) -> int:
-    print(f"grading {args.lab} from {args.submissions} into {paths.work}", flush=True)
+    jobs = args.jobs or pipeline.default_jobs()
+    if jobs < 1:
+        raise pipeline.PipelineError("--jobs must be at least 1")
+    limits = pipeline.grading_limits(args.lab, paths)
+    print(f"grading {args.lab} from {args.submissions} into {paths.work} ({jobs} at a time; limits: "
+          f"{limits.describe()})", flush=True)
+    print(_isolation_line(), flush=True)
     results = pipeline.autograde_class(args.lab, args.submissions, paths,
-                                       progress=lambda line: print(line, flush=True))
+                                       progress=lambda line: print(line, flush=True), jobs=jobs,
+                                       students=args.student, force=args.force, due=args.due, bar=True)
     print()
     print(format_table(results))
     print("\n" + status_summary(results))
@@ -154,13 +173,23 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
     return 0
 
 
+def _isolation_line() -> str:
+    """What the sandbox guarantees on this machine, said once per run."""
+    try:
+        from . import sandbox
+
+        return sandbox.describe_isolation()
+    except Exception as exc:  # noqa: BLE001: a broken sandbox must say so, not stop the listing
+        return f"isolation: unavailable ({type(exc).__name__}: {exc})"
+
+
 def cmd_feedback(args, paths: CoursePaths) -> int:
     out = pipeline.feedback_lab(args.lab, paths, students=args.student, progress=None)
     for sid, where in out.items():
         print(f"{sid}: {where}")
     bad = sum(1 for where in out.values() if not isinstance(where, Path))
     for r in StatusStore(paths.statuses).results(args.lab):
-        if r.status != GRADED and (not args.student or r.student_id in args.student):
+        if r.status not in SCORED_IN_GRADEBOOK and (not args.student or r.student_id in args.student):
             print(f"{r.student_id}: no feedback ({r.status}: {r.message})")
     if not out:
         print(f"no graded submissions of {args.lab} in {paths.work}")

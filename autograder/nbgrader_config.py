@@ -12,7 +12,13 @@ when run from ``autograder/``.
 - Execution: a per-cell timeout of ``$HPML_CELL_TIMEOUT`` seconds (default 120);
   a cell that runs over is interrupted and scores zero. ``Execute.timeout`` is
   the setting nbgrader honours (it ignores ``ExecutePreprocessor.timeout``).
-- Deleted test cells are restored from the source before grading.
+- Deleted test cells are restored from the source before grading; a cell whose
+  grade id is not in the gradebook is made a plain cell first, so the original
+  is restored (``tamper.DropUnknownGradeIds``).
+- Autograde runs the kernel through ``sandbox.SandboxedExecute`` (scratch
+  folder, limits, bubblewrap when it works; configured by the ``HPML_SANDBOX_*``
+  variables the grading worker sets), between ``tamper.InsertTamperGuards`` and
+  ``tamper.AuditTamperGuards`` (replaced comparison functions score zero).
 - Release: no outputs, no execution counts, no volatile metadata.
 - Feedback: hidden test code is cleared from the sources, and error outputs of
   test cells are cut to ``ExceptionName: message`` so that no traceback quotes
@@ -44,6 +50,19 @@ from nbgrader.preprocessors import (
 )
 
 from autograder.preprocessors import CleanReleaseMetadata, RedactTracebacks
+from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    DeduplicateIds,
+    IgnorePattern,
+    LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
+
+from autograder.sandbox import SandboxedExecute
+from autograder.tamper import AuditTamperGuards, DropUnknownGradeIds, InsertTamperGuards
 
 c = get_config()  # noqa: F821 (injected by traitlets' config loader)
 
@@ -67,6 +86,27 @@ c.Execute.startup_timeout = 120  # a cold kernel that imports torch can take a w
 # quiet kernels: ipykernel's "running over TCP without encryption" notice is not for graders
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
 c.OverwriteCells.add_missing_cells = True
+
+# --- autograde: nbgrader's pipeline, plus tamper guards around a sandboxed kernel --
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    DropUnknownGradeIds,  # an invented or renamed grade id must not survive as a graded cell
+    OverwriteCells,
+    CheckCellMetadata,
+]
+c.Autograde.autograde_preprocessors = [
+    InsertTamperGuards,
+    SandboxedExecute,  # nbgrader's Execute with the kernel in the scratch folder, inside the limits
+    AuditTamperGuards,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]
 
 # --- release: nbgrader's default pipeline, plus volatile-metadata cleaning ----
 c.GenerateAssignment.preprocessors = [

@@ -4,11 +4,21 @@ Every step drives nbgrader's Python classes with the course configuration
 (``nbgrader_config.py``, loaded explicitly, so the current directory does not
 matter) and the folders of a :class:`~autograder.paths.CoursePaths`.
 
-Grading is per student: :func:`grade_one` runs one nbgrader ``autograde`` for
-one submission and returns a :class:`~autograder.records.GradeResult`; it never
-raises for a bad submission. :func:`autograde_class` loops over a class, and is
-the single writer of ``statuses.json``. (Issue 3 will run ``grade_one`` in
-parallel workers and record from one writer; keep it that shape.)
+Grading is per student, each in a worker process of its own
+(:mod:`autograder.worker`, forked from this process after it imported nbgrader
+once, or started as ``python -m autograder.worker`` with
+``HPML_WORKER_START=subprocess``), in a new session so that the per-notebook
+wall limit kills the worker, its kernel and whatever they started. A worker
+runs nbgrader ``autograde`` for one student against a private copy of the
+gradebook (copied after the lab is registered) and writes the autograded
+notebook into that student's folder. This process is the only writer of the
+real gradebook and of ``statuses.json``: :func:`grade_tasks` merges each
+finished student's rows (:func:`merge_submission`, replacing their previous
+submission) and only then records the status, with Ctrl-C held for that
+moment, so an interrupted run leaves a gradebook the next run completes.
+:func:`grade_one` grades one submission the same way; :func:`autograde_class`
+grades a folder or zip, skipping unchanged submissions that already have a
+final result for the same lab version (unless ``force``).
 """
 
 from __future__ import annotations
@@ -16,11 +26,14 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import hashlib
 import io
+import json
 import logging
 import os
 import re
 import shutil
+import subprocess
 import sys
 import time
 import traceback
@@ -36,7 +49,20 @@ from traitlets.config.loader import PyFileConfigLoader
 from . import records
 from .kernels import ensure_kernels
 from .paths import CONFIG_FILE, RELEASE_DIRNAME, CoursePaths
-from .records import GRADED, GRADER_ERROR, INVALID_NOTEBOOK, GradeResult, StatusStore
+from .records import (
+    FINAL,
+    GRADED,
+    GRADER_ERROR,
+    INVALID_NOTEBOOK,
+    KERNEL_DIED,
+    LATE,
+    MEMORY_LIMIT,
+    SCORED_IN_GRADEBOOK,
+    TAMPERED,
+    TIMED_OUT,
+    GradeResult,
+    StatusStore,
+)
 from .submissions import STUDENT_ID, InvalidNotebook, Submission, discover, extract_zip, read_notebook, unwrap
 
 COURSE_ID = "hpml"
@@ -377,6 +403,589 @@ def gradebook_scores(lab: str, student_id: str, paths: CoursePaths, cells: list[
                       sorted(unanswered, key=key), pending, len(autograded), len(cells or []) - len(autograded))
 
 
+# --------------------------------------------------------------------------- limits and versions
+
+
+@dataclass(frozen=True)
+class GradingLimits:
+    """The limits one lab is graded under (what the worker and the main process enforce).
+
+    ``cell_timeout_s``: nbgrader's ``Execute.timeout`` (a cell over it is
+    interrupted, scores zero, and the rest of the notebook still runs).
+    ``notebook_timeout_s``: wall limit of one submission's whole grading; over
+    it the worker's process group, its kernel and their children are killed.
+    ``max_output_bytes``: outputs of a cell beyond it are cut.
+    ``lab_limits``: the per-lab :class:`autograder.limits.Limits` when that
+    module exists (memory, processes... enforced by the sandboxed kernel).
+    """
+
+    cell_timeout_s: int = 120
+    notebook_timeout_s: float = 900.0
+    max_output_bytes: int = 1_000_000
+    lab_limits: object = None
+
+    def describe(self) -> str:
+        return (f"cell {self.cell_timeout_s} s, notebook {self.notebook_timeout_s:g} s, "
+                f"output {self.max_output_bytes} bytes per cell")
+
+
+def _env_number(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
+def grading_limits(lab: str, paths: CoursePaths | None = None) -> GradingLimits:
+    """The limits of ``lab``: :func:`autograder.limits.limits_for` (or ``$HPML_SANDBOX_LIMITS`` when set).
+
+    ``$HPML_CELL_TIMEOUT``, ``$HPML_NOTEBOOK_TIMEOUT`` and ``$HPML_MAX_OUTPUT_BYTES``
+    override either (the tests use short limits that way).
+    """
+    try:
+        from . import limits as limits_module
+    except ImportError:  # pragma: no cover - the module ships with the package
+        limits_module = None
+    lab_limits = None
+    if limits_module is not None:
+        env_set = bool(os.environ.get(limits_module.ENV_VAR, "").strip())
+        lab_limits = limits_module.Limits.from_env() if env_set else limits_module.limits_for(lab)
+    cell = int(_env_number("HPML_CELL_TIMEOUT", getattr(lab_limits, "cell_timeout_s", 120)))
+    notebook = int(_env_number("HPML_NOTEBOOK_TIMEOUT", getattr(lab_limits, "notebook_timeout_s", 900)))
+    output = int(_env_number("HPML_MAX_OUTPUT_BYTES", getattr(lab_limits, "max_output_bytes", 1_000_000)))
+    if lab_limits is not None:
+        lab_limits = dataclasses.replace(lab_limits, cell_timeout_s=cell, notebook_timeout_s=notebook,
+                                         max_output_bytes=output)
+    return GradingLimits(cell_timeout_s=cell, notebook_timeout_s=float(notebook), max_output_bytes=output,
+                         lab_limits=lab_limits)
+
+
+WALL_GRACE_S = 30.0  # the main process kills a worker this long after the kernel's own notebook limit
+
+
+def _sha256(chunks) -> str:
+    h = hashlib.sha256()
+    for chunk in chunks:
+        h.update(chunk if isinstance(chunk, bytes) else str(chunk).encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def lab_version(lab: str, paths: CoursePaths, limits: GradingLimits) -> str:
+    """A hash of what a grade depends on besides the submission: the lab's source notebooks and its limits."""
+    sources = source_notebooks(lab, paths)
+    return _sha256([p.name for p in sources] + [p.read_bytes() for p in sources]
+                   + [limits.cell_timeout_s, limits.notebook_timeout_s, limits.max_output_bytes, repr(limits.lab_limits)])
+
+
+def submission_hash(notebooks: Mapping[str, Path], timestamp: Path | None = None) -> str:
+    """A hash of the submitted files (and ``timestamp.txt``): equal hashes, equal submissions."""
+    chunks: list = []
+    for name in sorted(notebooks):
+        path = Path(notebooks[name])
+        chunks += [name, path.read_bytes() if path.is_file() else b"<missing>"]
+    if timestamp is not None and timestamp.is_file():
+        chunks += ["timestamp.txt", timestamp.read_bytes()]
+    return _sha256(chunks)
+
+
+def _timestamp_file(sub: Submission) -> Path | None:
+    """nbgrader's ``timestamp.txt`` of a submission: in the student's folder or beside the notebook."""
+    places = [sub.folder / "timestamp.txt"] + [Path(p).parent / "timestamp.txt" for p in sub.notebooks.values()]
+    return next((p for p in places if p.is_file()), None)
+
+
+# --------------------------------------------------------------------------- grade: one worker per student
+
+
+@dataclass
+class GradingTask:
+    """One submission to grade: where it is, and what the main process prepared for its worker."""
+
+    student_id: str
+    notebooks: dict[str, Path]
+    note: str = ""
+    folder: Path | None = None
+    timestamp: Path | None = None
+    problem: str = ""
+    sub_hash: str = ""
+    # set when its worker runs
+    job: Path | None = None
+    proc: subprocess.Popen | None = None
+    started: float = 0.0
+    killed: bool = False
+
+
+def _interrupts_deferred():
+    """Hold Ctrl-C while a result is merged and recorded (it takes effect right after)."""
+
+    @contextlib.contextmanager
+    def ctx():
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        pending = []
+        old = signal.signal(signal.SIGINT, lambda *a: pending.append(a))
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, old)
+            if pending:
+                raise KeyboardInterrupt
+
+    return ctx()
+
+
+def _descendants(pid: int) -> set[int]:
+    """Process ids of every live descendant of ``pid`` (from /proc; empty where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+def _sessions(pids: set[int]) -> set[int]:
+    sids = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            sids.add(os.getsid(pid))
+    return sids
+
+
+def kill_job(proc: subprocess.Popen, kernel_pid: int | None = None) -> None:
+    """SIGKILL a worker, its process group, its kernel's session and everything they started.
+
+    jupyter_client starts each kernel in a session of its own, so killing the
+    worker's group is not enough: the kernel's session (its pid) and every
+    descendant's session go too, including forks that outlived their parent.
+    """
+    import signal
+
+    pids = _descendants(proc.pid) | {proc.pid}
+    sessions = (_sessions(pids) | {proc.pid} | ({kernel_pid} if kernel_pid else set())) - {os.getsid(0)}
+    for _ in range(3):  # a fork bomb can add processes while we kill: sweep a few times
+        for stat in Path("/proc").glob("[0-9]*"):
+            with contextlib.suppress(OSError, ValueError):
+                if os.getsid(int(stat.name)) in sessions:
+                    pids.add(int(stat.name))
+        for sid in sessions:
+            with contextlib.suppress(OSError):
+                os.killpg(sid, signal.SIGKILL)
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        pids = set()
+    with contextlib.suppress(Exception):
+        proc.wait(timeout=10)
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _start_worker(lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: GradingLimits) -> None:
+    from . import worker
+
+    job = paths.work / "jobs" / lab / task.student_id
+    if job.exists():
+        shutil.rmtree(job)
+    job.mkdir(parents=True)
+    shutil.copyfile(snapshot, job / worker.GRADEBOOK)
+    dest = paths.submitted / task.student_id / lab
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, path in task.notebooks.items():
+        shutil.copyfile(path, dest / f"{name}.ipynb")
+    if task.timestamp is not None:
+        shutil.copyfile(task.timestamp, dest / "timestamp.txt")
+    env = dict(os.environ, HPML_COURSE_ROOT=str(paths.root), HPML_GRADING_DIR=str(paths.work),
+               HPML_CELL_TIMEOUT=str(limits.cell_timeout_s), HPML_MAX_OUTPUT_BYTES=str(limits.max_output_bytes),
+               **ENV_FOR_KERNELS)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    if limits.lab_limits is not None and hasattr(limits.lab_limits, "to_env"):
+        limits.lab_limits.to_env(env)
+    task.job, task.started = job, time.perf_counter()
+    if worker_start_method() == "fork":
+        task.proc = _ForkedWorker.start(worker.child_main, lab, task.student_id, str(job), env)
+        return
+    cmd = [sys.executable, "-m", "autograder.worker", "--lab", lab, "--student", task.student_id, "--job", str(job)]
+    with open(job / "worker.out", "wb") as out:
+        task.proc = subprocess.Popen(cmd, cwd=str(job), env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def worker_start_method() -> str:
+    """How workers start: ``fork`` (default: forked from this process, which imported nbgrader once) or
+    ``subprocess`` (``python -m autograder.worker``, a fresh interpreter each, about 3 s slower a submission).
+    ``$HPML_WORKER_START`` chooses."""
+    method = os.environ.get("HPML_WORKER_START", "").strip().lower() or "fork"
+    if method not in ("fork", "subprocess"):
+        raise PipelineError(f"HPML_WORKER_START={method!r}: expected fork or subprocess")
+    if method == "fork" and not hasattr(os, "fork"):
+        return "subprocess"
+    return method
+
+
+def preload_worker_modules() -> None:
+    """Import what a worker needs before forking it, once, so that no worker pays for it."""
+    import importlib
+
+    from .worker import PRELOAD
+
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    with contextlib.suppress(Exception):  # probe bubblewrap once here: forked workers inherit the answer
+        from . import sandbox
+
+        sandbox.isolation_level()
+
+
+class _ForkedWorker:
+    """A worker forked from this process, behind the part of ``Popen``'s interface the batch uses."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    @classmethod
+    def start(cls, target, *args) -> "_ForkedWorker":
+        preload_worker_modules()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns into the caller's code
+            code = 1
+            try:
+                target(*args)
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:  # noqa: BLE001
+                with contextlib.suppress(Exception):
+                    traceback.print_exc()
+            finally:
+                os._exit(code)
+        return cls(pid)
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -9
+                return self.returncode
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        return self.returncode
+
+
+def merge_submission(lab: str, student_id: str, private_db: Path, paths: CoursePaths) -> None:
+    """Copy one student's submission of ``lab`` from a worker's gradebook into the real one, replacing theirs.
+
+    Copies the submission (timestamp, extension), each submitted notebook's
+    flag and late penalty, every grade (auto/manual score, extra credit,
+    needs manual grade) and every comment (auto/manual). The main process is
+    the only caller: it is the single writer of the real gradebook.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with Gradebook(f"sqlite:///{private_db}", COURSE_ID) as src, gradebook(paths) as dst:
+            sub = src.find_submission(lab, student_id)
+            student = sub.student
+            try:
+                dst.remove_submission(lab, student_id)
+            except MissingEntry:
+                pass
+            dst.update_or_create_student(student_id, first_name=student.first_name, last_name=student.last_name,
+                                         email=student.email)
+            kwargs = {"timestamp": sub.timestamp} if sub.timestamp is not None else {}
+            dst.add_submission(lab, student_id, **kwargs)
+            target = dst.find_submission(lab, student_id)
+            target.extension = sub.extension
+            for nb in sub.notebooks:
+                tnb = dst.find_submission_notebook(nb.name, lab, student_id)
+                tnb.flagged = nb.flagged
+                tnb.late_submission_penalty = nb.late_submission_penalty
+                grades = {g.name: g for g in tnb.grades}
+                for g in nb.grades:
+                    t = grades[g.name]
+                    t.auto_score, t.manual_score, t.extra_credit = g.auto_score, g.manual_score, g.extra_credit
+                    t.needs_manual_grade = g.needs_manual_grade
+                comments = {c.name: c for c in tnb.comments}
+                for c in nb.comments:
+                    t = comments[c.name]
+                    t.auto_comment, t.manual_comment = c.auto_comment, c.manual_comment
+            dst.db.commit()
+
+
+def _seconds_late(lab: str, student_id: str, paths: CoursePaths) -> float:
+    with gradebook(paths) as gb:
+        try:
+            return float(gb.find_submission(lab, student_id).total_seconds_late or 0)
+        except Exception:  # noqa: BLE001: no due date, no timestamp
+            return 0.0
+
+
+def _cells_text(cells: list[str]) -> str:
+    return ", ".join(dict.fromkeys(cells))
+
+
+def _finish_task(lab: str, task: GradingTask, paths: CoursePaths, limits: GradingLimits,
+                 cells: list[GradeCellInfo], lab_max: float, version: str) -> GradeResult:
+    """Turn a finished (or killed) worker into a :class:`GradeResult`; merge its grades when it scored."""
+    from . import worker
+
+    job = task.job
+    res = _read_json(job / worker.RESULT)
+    progress = _read_json(job / worker.PROGRESS) or {}
+    log_file = paths.logs / lab / f"{task.student_id}.log"
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    parts = []
+    for name in (worker.LOG, "worker.out"):
+        with contextlib.suppress(OSError):
+            parts.append((job / name).read_text(encoding="utf-8", errors="replace")[-200_000:])
+    log_file.write_text("\n".join(parts), encoding="utf-8")
+    log_ref = f"(log: {_rel_to(log_file, paths.work)})"
+    seconds = time.perf_counter() - task.started
+
+    def done(status: str, score, message: str, failed=(), **extra) -> GradeResult:
+        return GradeResult(student_id=task.student_id, status=status, score=score, max_score=lab_max,
+                           message="; ".join(x for x in (message, task.note) if x), lab=lab,
+                           failed_tests=list(failed), note=task.note, submission_hash=task.sub_hash,
+                           lab_version=version, seconds=round(seconds, 2), **extra)
+
+    def unscored(status: str, score, message: str, **extra) -> GradeResult:
+        _forget(lab, task.student_id, paths, gradebook_too=True)
+        return done(status, score, message, in_gradebook=False, **extra)
+
+    stuck = progress.get("cell", "")
+    timed_out = list(dict.fromkeys((res or {}).get("timed_out_cells") or progress.get("timed_out") or []))
+
+    def wall_limit(how: str) -> GradeResult:
+        cells = list(dict.fromkeys(timed_out + ([stuck] if stuck else [])))
+        where = f"; cells over the limit: {_cells_text(cells)}" if cells else ""
+        return unscored(TIMED_OUT, 0.0, f"the notebook ran over its wall limit of {limits.notebook_timeout_s:g} s "
+                        f"and {how}{where}", timed_out_cells=cells)
+
+    if task.killed:
+        return wall_limit("its grading was stopped")
+    if res is None:
+        code = task.proc.returncode if task.proc else None
+        if code is not None and code < 0 and -code == 9:
+            return unscored(MEMORY_LIMIT, 0.0, "the grading process was killed (SIGKILL), most likely for memory "
+                            f"{log_ref}")
+        return unscored(GRADER_ERROR, None, f"the grading worker exited with code {code} and no result {log_ref}")
+    kernels = res.get("kernel") or []
+    killed_for = next((k.get("killed_for") for k in kernels if k.get("killed_for")), None)
+    signals = [k.get("signal") for k in kernels if k.get("signal")]
+    if not res.get("success"):
+        if killed_for == "notebook_timeout" or (res.get("kernel_died") and task_over_limit(task, limits)):
+            return wall_limit("its kernel was killed")
+        if res.get("kernel_died"):
+            cell = res.get("dead_cell") or stuck
+            if res.get("memory_error_cells"):
+                return unscored(MEMORY_LIMIT, 0.0, f"the kernel died out of memory in {cell}")
+            if any(sig in (6, 9) for sig in signals):
+                sig = next(sig for sig in signals if sig in (6, 9))
+                return unscored(MEMORY_LIMIT, 0.0, f"the kernel was killed (signal {sig}) in {cell or 'the notebook'}, "
+                                "most likely over the memory limit")
+            return unscored(KERNEL_DIED, 0.0, f"the kernel died in {cell or 'the notebook'} "
+                            "(os._exit, a crash or a signal); nothing after it could run")
+        if timed_out:  # interrupted, but the kernel never answered again (it ignores SIGINT)
+            return unscored(TIMED_OUT, 0.0, f"ran over the cell limit of {limits.cell_timeout_s} s in "
+                            f"{_cells_text(timed_out)} and did not stop when interrupted; grading was stopped",
+                            timed_out_cells=timed_out)
+        return unscored(GRADER_ERROR, None, f"{res.get('error') or 'unknown error'} {log_ref}")
+    merge_submission(lab, task.student_id, job / worker.GRADEBOOK, paths)
+    scores = gradebook_scores(lab, task.student_id, paths, cells)
+    notes, status = [], GRADED
+    memory = list(dict.fromkeys(res.get("memory_error_cells") or []))
+    tampering = list(res.get("tampering") or [])
+    late_s = _seconds_late(lab, task.student_id, paths)
+    if late_s > 0:
+        status = LATE
+        notes.append(f"submitted {late_s / 3600:.1f} h after the due date")
+    if timed_out:
+        status = TIMED_OUT
+        notes.append(f"ran over the cell limit of {limits.cell_timeout_s} s in {_cells_text(timed_out)}")
+    if memory:
+        status = MEMORY_LIMIT
+        notes.append(f"MemoryError in {_cells_text(memory)}")
+    if tampering:
+        status = TAMPERED
+        notes.append("tampering: " + "; ".join(tampering[:5]) + (" ..." if len(tampering) > 5 else ""))
+    detail = "; ".join(notes)
+    result = done(status, scores.score, scores.message(detail), scores.failed,
+                  timed_out_cells=timed_out, tampering=tampering, detail=detail, in_gradebook=True)
+    result.max_score = scores.max_score
+    return result
+
+
+def task_over_limit(task: GradingTask, limits: GradingLimits) -> bool:
+    """Whether the task ran at least as long as the notebook's wall limit (its kernel was then killed for it)."""
+    return time.perf_counter() - task.started >= limits.notebook_timeout_s
+
+
+def _skip_reason(lab: str, task: GradingTask, store: StatusStore, version: str, paths: CoursePaths) -> GradeResult | None:
+    """The recorded result of an unchanged submission graded against the same lab version, if it is final."""
+    prev = store.get(lab, task.student_id)
+    if prev is None or prev.status not in FINAL or not prev.submission_hash:
+        return None
+    if prev.submission_hash != task.sub_hash or prev.lab_version != version:
+        return None
+    if prev.in_gradebook or (prev.in_gradebook is None and prev.status in SCORED_IN_GRADEBOOK):
+        from nbgrader.api import MissingEntry
+
+        with gradebook(paths) as gb:
+            try:
+                gb.find_submission(lab, task.student_id)
+            except MissingEntry:
+                return None  # recorded but not in the gradebook: grade it again
+    return prev
+
+
+def _snapshot_gradebook(lab: str, paths: CoursePaths) -> Path:
+    """A copy of the gradebook (lab registered) for the workers to copy from; sqlite's backup API, so it is consistent."""
+    import sqlite3
+
+    snap = paths.work / "jobs" / lab / "gradebook.snapshot.db"
+    snap.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.closing(sqlite3.connect(paths.gradebook)) as src, contextlib.closing(sqlite3.connect(snap)) as dst:
+        src.backup(dst)
+    return snap
+
+
+def default_jobs() -> int:
+    """The usable cores of this machine (its CPU affinity, where the platform says)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def grade_tasks(
+    lab: str,
+    tasks: list[GradingTask],
+    paths: CoursePaths,
+    *,
+    jobs: int | None = None,
+    limits: GradingLimits | None = None,
+    on_result: Callable[[GradeResult], None] | None = None,
+    bar: bool = False,
+) -> list[GradeResult]:
+    """Grade ``tasks`` with up to ``jobs`` worker processes; the calling process merges every result.
+
+    Invalid submissions are settled here without a worker. ``on_result`` is
+    called (with Ctrl-C held) right after each result is merged, in the order
+    the workers finish; the return value follows the order of ``tasks``.
+    """
+    from tqdm.auto import tqdm
+
+    jobs = max(1, jobs or default_jobs())
+    limits = limits or grading_limits(lab, paths)
+    cells = lab_grade_cells(lab, paths)
+    lab_max = sum(c.points for c in cells)
+    version = lab_version(lab, paths, limits)
+    results: dict[str, GradeResult] = {}
+    progress = tqdm(total=len(tasks), desc=f"grading {lab}", unit="nb", disable=not bar, leave=False)
+
+    def settle(result: GradeResult) -> None:
+        with _interrupts_deferred():
+            results[result.student_id] = result
+            if on_result:
+                on_result(result)
+        progress.update(1)
+
+    pending = []
+    for task in tasks:
+        problem = task.problem
+        if not problem:
+            try:
+                for path in task.notebooks.values():
+                    read_notebook(path)
+            except InvalidNotebook as exc:
+                problem = str(exc)
+        if problem:
+            if STUDENT_ID.match(task.student_id):
+                _forget(lab, task.student_id, paths, gradebook_too=True)
+            settle(GradeResult(task.student_id, INVALID_NOTEBOOK, 0.0, lab_max,
+                               "; ".join(x for x in (problem, task.note) if x), lab=lab, note=task.note,
+                               submission_hash=task.sub_hash, lab_version=version, in_gradebook=False))
+        else:
+            pending.append(task)
+    if pending:
+        if not _lab_registered(lab, paths):
+            register_lab(lab, paths)
+        snapshot = _snapshot_gradebook(lab, paths)
+        for task in pending:
+            _forget(lab, task.student_id, paths, gradebook_too=False)
+        queue, running = list(pending), []
+        try:
+            while queue or running:
+                while queue and len(running) < jobs:
+                    task = queue.pop(0)
+                    _start_worker(lab, task, paths, snapshot, limits)
+                    running.append(task)
+                time.sleep(0.02)
+                for task in list(running):
+                    over = time.perf_counter() - task.started > limits.notebook_timeout_s + WALL_GRACE_S
+                    if task.proc.poll() is None and not over:
+                        continue
+                    from . import worker
+
+                    kernel = (_read_json(task.job / worker.PROGRESS) or {}).get("kernel_pid")
+                    if task.proc.poll() is None:
+                        task.killed = True
+                    kill_job(task.proc, kernel)  # also sweeps what a finished kernel left running
+                    running.remove(task)
+                    try:
+                        with _interrupts_deferred():  # merge and record, or neither
+                            try:
+                                result = _finish_task(lab, task, paths, limits, cells, lab_max, version)
+                            except Exception as exc:  # noqa: BLE001: a grader bug must not stop the batch
+                                with contextlib.suppress(Exception):
+                                    _forget(lab, task.student_id, paths, gradebook_too=True)
+                                result = GradeResult(task.student_id, GRADER_ERROR, None, lab_max,
+                                                     f"{type(exc).__name__}: {exc}", lab=lab, note=task.note)
+                            settle(result)
+                    finally:
+                        shutil.rmtree(task.job, ignore_errors=True)
+        finally:
+            for task in running:  # Ctrl-C: nothing of theirs is recorded; the next run grades them
+                kill_job(task.proc)
+                shutil.rmtree(task.job, ignore_errors=True)
+            progress.close()
+    else:
+        progress.close()
+    return [results[t.student_id] for t in tasks if t.student_id in results]
+
+
 def grade_one(
     lab: str,
     student_id: str,
@@ -386,21 +995,19 @@ def grade_one(
     cfg: Config | None = None,
     note: str = "",
 ) -> GradeResult:
-    """Autograde one student's submission of ``lab`` in its own nbgrader run; never raises for a bad submission.
+    """Autograde one student's submission of ``lab`` in a worker process; never raises for a bad submission.
 
     ``notebook_path`` is the student's notebook (for a lab with several
     notebooks: a mapping from notebook name to file; ``None``: nothing found).
     The file is checked first (``invalid notebook`` if it is not a notebook),
     copied to ``submitted/<student>/<lab>/<name>.ipynb`` and graded; earlier
-    results of this student for this lab are replaced, so re-grading is
-    idempotent. The caller records the result (:class:`StatusStore`).
+    results of this student for this lab are replaced. The caller records the
+    result (:class:`StatusStore`). ``cfg`` is accepted for compatibility: the
+    worker loads the course configuration itself.
     """
     paths = paths or CoursePaths.from_env()
-    cfg = cfg or load_config(paths)
     if not STUDENT_ID.match(student_id):
         raise ValueError(f"not a usable student id: {student_id!r}")
-    cells = lab_grade_cells(lab, paths)
-    lab_max = sum(c.points for c in cells)
     names = notebook_names(lab, paths)
     if notebook_path is None:
         mapping: dict[str, Path] = {}
@@ -411,49 +1018,9 @@ def grade_one(
     unknown = set(mapping) - set(names)
     if unknown:
         raise ValueError(f"{lab} has no notebook(s) {sorted(unknown)}; it has {names}")
-
-    def finish(status: str, score, message: str, failed=()) -> GradeResult:
-        return GradeResult(student_id=student_id, status=status, score=score, max_score=lab_max,
-                           message=message, lab=lab, failed_tests=list(failed), note=note)
-
-    _forget(lab, student_id, paths, gradebook_too=False)
-    try:
-        if not mapping:
-            raise InvalidNotebook("no notebook found (expected " + ", ".join(f"{n}.ipynb" for n in names) + ")")
-        for path in mapping.values():
-            read_notebook(path)
-    except InvalidNotebook as exc:
-        _forget(lab, student_id, paths, gradebook_too=True)
-        return finish(INVALID_NOTEBOOK, 0.0, "; ".join(x for x in (str(exc), note) if x))
-
-    dest = paths.submitted / student_id / lab
-    dest.mkdir(parents=True, exist_ok=True)
-    for name, path in mapping.items():
-        shutil.copyfile(path, dest / f"{name}.ipynb")
-
-    from nbgrader.converters import Autograde
-
-    log_file = paths.logs / lab / f"{student_id}.log"
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        if not _lab_registered(lab, paths):
-            register_lab(lab, paths)
-        with kernel_env():
-            run = run_nbgrader(Autograde, {"assignment_id": lab, "student_id": student_id}, cfg,
-                               force=True, create_student=True)
-        log_file.write_text(run.log + ("\n" + run.error if run.error else ""), encoding="utf-8")
-        if not run.success:
-            _forget(lab, student_id, paths, gradebook_too=True)
-            return finish(GRADER_ERROR, None, f"{run.last_error()} (log: {_rel_to(log_file, paths.work)})")
-        scores = gradebook_scores(lab, student_id, paths, cells)
-    except Exception as exc:  # a grader bug must not stop the batch either
-        log_file.write_text(traceback.format_exc(), encoding="utf-8")
-        with contextlib.suppress(Exception):
-            _forget(lab, student_id, paths, gradebook_too=True)
-        return finish(GRADER_ERROR, None, f"{type(exc).__name__}: {exc} (log: {_rel_to(log_file, paths.work)})")
-    result = finish(GRADED, scores.score, scores.message(note), scores.failed)
-    result.max_score = scores.max_score
-    return result
+    problem = "" if mapping else "no notebook found (expected " + ", ".join(f"{n}.ipynb" for n in names) + ")"
+    task = GradingTask(student_id, mapping, note=note, problem=problem, sub_hash=submission_hash(mapping))
+    return grade_tasks(lab, [task], paths, jobs=1)[0]
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -503,39 +1070,78 @@ def autograde_class(
     source: Path | str,
     paths: CoursePaths | None = None,
     progress: ProgressFn | None = print,
+    *,
+    jobs: int | None = None,
+    students: list[str] | None = None,
+    force: bool = False,
+    due: str | None = None,
+    bar: bool = False,
 ) -> list[GradeResult]:
-    """Grade every submission in ``source`` (folder or zip), one nbgrader run per student.
+    """Grade every submission in ``source`` (folder or zip) with ``jobs`` worker processes (default: the cores).
 
-    Statuses go to ``statuses.json`` after each student (an interrupted run keeps
-    what it finished). Students of the lab that are not in ``source`` keep their
-    earlier results.
+    Each student is graded by a worker of its own against a private copy of
+    the gradebook; this process merges each finished student into the real
+    gradebook and then records the status (``statuses.json``, saved after each
+    student), so an interrupted run keeps what it finished and the next run
+    completes it. A submission whose file and lab version are unchanged since
+    a final recorded result is not graded again unless ``force``. ``students``
+    limits the run to those ids. Students of the lab that are not graded in
+    this run keep their earlier results. ``due`` (ISO date and time, UTC) sets
+    the lab's due date for nbgrader's late logic (``timestamp.txt``).
     """
     paths = paths or CoursePaths.from_env()
-    cfg = load_config(paths)
     subs = find_submissions(lab, source, paths)
+    if students:
+        unknown = sorted(set(students) - {s.student_id for s in subs})
+        if unknown:
+            raise PipelineError(f"no submission of {', '.join(unknown)} in {source}")
+        subs = [s for s in subs if s.student_id in set(students)]
     ensure_kernels(source_notebooks(lab, paths))
     register_lab(lab, paths)
+    if due:
+        with gradebook(paths) as gb:
+            gb.update_or_create_assignment(lab, duedate=due)
+    limits = grading_limits(lab, paths)
+    version = lab_version(lab, paths, limits)
     store = StatusStore(paths.statuses)
-    results = []
-    width = max([len(s.student_id) for s in subs] + [10])
-    for i, sub in enumerate(subs, 1):
-        t0 = time.perf_counter()
-        if sub.problem:
-            if STUDENT_ID.match(sub.student_id):
-                _forget(lab, sub.student_id, paths, gradebook_too=True)
-            result = GradeResult(sub.student_id, INVALID_NOTEBOOK, 0.0, sum(c.points for c in lab_grade_cells(lab, paths)),
-                                 sub.problem, lab=lab, note=sub.note)
+    tasks, reused = [], {}
+    for sub in subs:
+        stamp = _timestamp_file(sub)
+        task = GradingTask(sub.student_id, dict(sub.notebooks), note=sub.note, folder=sub.folder, timestamp=stamp,
+                           problem=sub.problem, sub_hash=submission_hash(sub.notebooks, stamp))
+        prev = None if force else _skip_reason(lab, task, store, version, paths)
+        if prev is not None:
+            reused[sub.student_id] = prev
         else:
-            result = grade_one(lab, sub.student_id, sub.notebooks, paths=paths, cfg=cfg, note=sub.note)
+            tasks.append(task)
+    by_id = {s.student_id: s for s in subs}
+    count = [len(reused)]
+    width = max([len(s.student_id) for s in subs] + [10])
+
+    def record(result: GradeResult) -> None:
+        sub = by_id[result.student_id]
         result.notebook = ", ".join(str(p.relative_to(sub.folder)) for p in sub.notebooks.values())
         store.record(result)
         store.save()
-        results.append(result)
+        count[0] += 1
         if progress:
             pts = "" if result.score is None else f"{result.score:g}/{result.max_score:g}"
-            progress(f"[{i}/{len(subs)}] {sub.student_id:<{width}} {result.status:<16} {pts:>9}  "
-                     f"({time.perf_counter() - t0:.1f} s)")
-    return results
+            secs = "" if result.seconds is None else f"({result.seconds:.1f} s)"
+            line = f"[{count[0]}/{len(subs)}] {result.student_id:<{width}} {result.status:<16} {pts:>9}  {secs}"
+            if bar:
+                from tqdm.auto import tqdm
+
+                tqdm.write(line)
+            else:
+                progress(line)
+
+    if progress and reused:
+        progress(f"{len(reused)} unchanged submission(s) already graded against this lab version: kept "
+                 "(--force grades them again)")
+    graded = {r.student_id: r for r in grade_tasks(lab, tasks, paths, jobs=jobs, limits=limits,
+                                                   on_result=record, bar=bar)}
+    return [graded.get(s.student_id) or reused[s.student_id] for s in subs
+            if s.student_id in graded or s.student_id in reused]
 
 
 # --------------------------------------------------------------------------- feedback
@@ -551,7 +1157,7 @@ def feedback_lab(lab: str, paths: CoursePaths | None = None, students: list[str]
     cfg.HTMLExporter.template_name = "feedback"
     store = StatusStore(paths.statuses)
     if students is None:
-        graded = {r.student_id for r in store.results(lab) if r.status == GRADED}
+        graded = {r.student_id for r in store.results(lab) if r.status in SCORED_IN_GRADEBOOK}
         on_disk = {p.parent.name for p in paths.autograded.glob(f"*/{lab}") if p.is_dir()}
         students = sorted(graded & on_disk if store.results(lab) else on_disk)
     names = notebook_names(lab, paths)
@@ -586,10 +1192,10 @@ def collect_results(paths: CoursePaths | None = None, labs: list[str] | None = N
             if rec is None:
                 rec = GradeResult(sid, GRADED, lab=lab)
                 note = "graded outside this tool (no status record)"
-            elif rec.status != GRADED:
+            elif rec.status not in SCORED_IN_GRADEBOOK:
                 continue
             else:
-                note = rec.note
+                note = "; ".join(x for x in (rec.detail, rec.note) if x)
             try:
                 cells = lab_grade_cells(lab, paths)
             except PipelineError:  # a lab that is no longer in solutions/

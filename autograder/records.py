@@ -5,11 +5,24 @@ is either missing from it or exports as 0.0, indistinguishable from a real
 zero. So every grading ends in a :class:`GradeResult` with a *status*, kept in
 ``statuses.json`` next to the gradebook, and the export joins the two.
 
-Statuses (issue 3 adds more; keep them as plain strings so old files still load):
+Statuses (plain strings, so old files still load):
 
 - ``graded``: nbgrader ran the notebook; the score is what the tests gave.
+- ``late``: graded, but nbgrader's ``timestamp.txt`` is after the lab's due date
+  (the score is nbgrader's, late penalty included).
+- ``timed out``: a cell ran over the per-cell limit (it was interrupted and the
+  rest was graded: the score counts what passed), or the whole notebook ran over
+  the per-notebook wall limit (its grading was killed: score 0). The message
+  names the cells.
+- ``kernel died``: the kernel exited in the middle of the notebook
+  (``os._exit``, a crash, a signal); score 0.
+- ``memory limit``: a ``MemoryError`` in the outputs (graded: what passed
+  counts) or the kernel was killed for memory (score 0).
 - ``invalid notebook``: not JSON, not a notebook, or no notebook found; scores 0.
+- ``tampered``: the notebook changed test cells or their metadata, or replaced
+  what tests rely on; affected tests score 0 and the instructor should review it.
 - ``grader error``: nbgrader failed on it (see the message and the log); no score.
+  It is the only status a later run re-grades without ``--force``.
 """
 
 from __future__ import annotations
@@ -25,7 +38,16 @@ from typing import Iterable
 GRADED = "graded"
 INVALID_NOTEBOOK = "invalid notebook"
 GRADER_ERROR = "grader error"
-STATUSES = (GRADED, INVALID_NOTEBOOK, GRADER_ERROR)
+LATE = "late"
+TIMED_OUT = "timed out"
+KERNEL_DIED = "kernel died"
+MEMORY_LIMIT = "memory limit"
+TAMPERED = "tampered"
+STATUSES = (GRADED, LATE, TIMED_OUT, KERNEL_DIED, MEMORY_LIMIT, INVALID_NOTEBOOK, TAMPERED, GRADER_ERROR)
+#: statuses whose score is in the gradebook (the notebook ran to its end and nbgrader scored it)
+SCORED_IN_GRADEBOOK = (GRADED, LATE, TIMED_OUT, MEMORY_LIMIT, TAMPERED)
+#: statuses a later run does not redo unless forced (the submission and the lab are unchanged)
+FINAL = tuple(s for s in STATUSES if s != GRADER_ERROR)
 
 CSV_COLUMNS = ("student_id", "lab", "score", "max_score", "status", "message")
 
@@ -49,6 +71,13 @@ class GradeResult:
     notebook: str = ""  # the submitted file it came from, relative to the student's folder
     failed_tests: list[str] = field(default_factory=list)
     note: str = ""  # how the submission was found (e.g. a renamed notebook that was accepted)
+    submission_hash: str = ""  # sha256 of the submitted file(s): a re-run skips an unchanged, final result
+    lab_version: str = ""  # sha256 of the lab's source notebooks and limits it was graded against
+    seconds: float | None = None  # wall time of its grading (worker start to merge)
+    timed_out_cells: list[str] = field(default_factory=list)
+    tampering: list[str] = field(default_factory=list)  # what the tamper checks reported
+    detail: str = ""  # what the status is about (cells that timed out...), kept for re-exports
+    in_gradebook: bool | None = None  # its points were merged into the gradebook (None: an older record)
 
     def to_dict(self) -> dict:
         return asdict(self)

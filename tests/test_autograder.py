@@ -27,6 +27,8 @@ from autograder.records import (
     GRADED,
     GRADER_ERROR,
     INVALID_NOTEBOOK,
+    KERNEL_DIED,
+    TAMPERED,
     GradeResult,
     StatusStore,
     write_csv,
@@ -426,9 +428,12 @@ def test_toy_class_grades_idempotently_and_restores_deleted_tests(toy_course, tm
     assert first["one_wrong"].score == 2 and first["one_wrong"].failed_tests == ["test_average_throughput"]
     assert first["untouched"].score == 0
     assert first["not_json"].status == INVALID_NOTEBOOK
-    assert first["deleter"].status == GRADED and first["deleter"].failed_tests == ["test_average_throughput"]
-    assert first["crasher"].status == GRADER_ERROR and first["crasher"].score is None
-    assert "Kernel died" in first["crasher"].message
+    # the deleted test cell is restored from the source and fails; deleting it is reported as tampering
+    assert first["deleter"].status == TAMPERED and first["deleter"].failed_tests == ["test_average_throughput"]
+    assert first["deleter"].score == 2
+    assert "test_average_throughput" in first["deleter"].message and "deleted" in first["deleter"].message
+    assert first["crasher"].status == KERNEL_DIED and first["crasher"].score == 0
+    assert "answer_add" in first["crasher"].message
     # the grading kernel ran in fast mode
     executed = nbformat.read(toy_course.autograded / "perfect" / TOY / f"{TOY}.ipynb", as_version=4)
     assert "fast mode: 1" in json.dumps(executed.cells[1].outputs)
@@ -450,3 +455,184 @@ def test_toy_validate_passes_and_catches_a_leaky_release(toy_course, capsys):
     nbformat.write(solved, release)
     assert cli.main(["validate", TOY]) == 1
     assert "must fail" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- parallel grading (issue 3)
+
+
+def test_parser_autograde_options():
+    parse = cli.build_parser().parse_args
+    a = parse(["autograde", "lab01_benchmarking", "subs", "--jobs", "3", "--student", "a", "--student", "b", "--force"])
+    assert (a.jobs, a.student, a.force) == (3, ["a", "b"], True)
+    a = parse(["autograde", "lab01_benchmarking", "subs"])
+    assert a.jobs is None and a.student is None and not a.force
+    assert pipeline.default_jobs() >= 1
+
+
+def test_grading_limits_follow_the_lab_and_the_environment(monkeypatch):
+    from autograder import limits
+
+    monkeypatch.delenv("HPML_SANDBOX_LIMITS", raising=False)
+    for var in ("HPML_CELL_TIMEOUT", "HPML_NOTEBOOK_TIMEOUT", "HPML_MAX_OUTPUT_BYTES"):
+        monkeypatch.delenv(var, raising=False)
+    lab = pipeline.grading_limits("lab01_benchmarking")
+    assert lab.cell_timeout_s == limits.limits_for("lab01_benchmarking").cell_timeout_s
+    monkeypatch.setenv("HPML_CELL_TIMEOUT", "7")
+    monkeypatch.setenv("HPML_NOTEBOOK_TIMEOUT", "33")
+    short = pipeline.grading_limits("lab01_benchmarking")
+    assert (short.cell_timeout_s, short.notebook_timeout_s) == (7, 33)
+    assert (short.lab_limits.cell_timeout_s, short.lab_limits.notebook_timeout_s) == (7, 33)
+
+
+def test_cap_outputs_cuts_text_and_notes_it():
+    from autograder.worker import cap_outputs
+
+    cell = new_code_cell("print(...)")
+    cell.outputs = [new_output("stream", name="stdout", text="x" * 5000), new_output("stream", name="stdout", text="y")]
+    assert cap_outputs(cell, 1000) == (True, 1000)
+    assert len(cell.outputs) == 1 and cell.outputs[0].text.startswith("x" * 1000)
+    assert "output cut" in cell.outputs[0].text
+    small = new_code_cell("1")
+    small.outputs = [new_output("stream", name="stdout", text="ok\n")]
+    assert cap_outputs(small, 1000, used=10) == (False, 13) and small.outputs[0].text == "ok\n"
+    # the limit is per notebook: a later cell gets what earlier cells left, errors always stay
+    late = new_code_cell("2")
+    late.outputs = [new_output("stream", name="stdout", text="z" * 50),
+                    new_output("error", ename="AssertionError", evalue="x", traceback=[])]
+    assert cap_outputs(late, 1000, used=990)[0]
+    assert late.outputs[0].text.startswith("z" * 10) and late.outputs[1].output_type == "error"
+    # the tamper guard's marker survives a spent budget (the audit needs it)
+    marked = new_code_cell("3")
+    marked.outputs = [new_output("display_data", data={"application/vnd.hpml.guard+json": {"ok": 1}}),
+                      new_output("display_data", data={"text/plain": "w" * 100})]
+    assert cap_outputs(marked, 1000, used=1000)[0]
+    assert [list(o.data) for o in marked.outputs] == [["application/vnd.hpml.guard+json"]]
+
+
+def test_kill_job_kills_the_whole_tree_and_new_sessions(tmp_path):
+    """A worker with a grandchild in a session of its own (as jupyter_client starts kernels): all of it dies."""
+    import os
+    import time as _time
+
+    script = ("import subprocess, sys, time\n"
+              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+              "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    deadline = _time.time() + 10
+    while not pipeline._descendants(proc.pid) and _time.time() < deadline:
+        _time.sleep(0.05)
+    tree = pipeline._descendants(proc.pid) | {proc.pid}
+    assert len(tree) == 2
+    pipeline.kill_job(proc)
+    _time.sleep(0.2)
+    alive = []
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    alive.append(pid)
+        except OSError:
+            pass
+    assert not alive
+
+
+def _toy_class(toy_course, tmp_path) -> Path:
+    release = pipeline.generate_lab(TOY, toy_course)[0]
+    subs = tmp_path / "subs"
+    sample_class.build_sample_class(subs, toy_course.source / TOY / f"{TOY}.ipynb", release)
+    return subs
+
+
+def _summary(results):
+    return sorted((r.student_id, r.status, r.score, r.max_score, tuple(r.failed_tests)) for r in results)
+
+
+@pytest.mark.slow
+def test_parallel_grading_gives_the_serial_grades(toy_course, tmp_path):
+    subs = _toy_class(toy_course, tmp_path)
+    serial = pipeline.autograde_class(TOY, subs, toy_course, progress=None, jobs=1)
+    other = CoursePaths(root=toy_course.root, work=tmp_path / "work2", release=toy_course.release)
+    parallel = pipeline.autograde_class(TOY, subs, other, progress=None, jobs=3)
+    assert _summary(serial) == _summary(parallel)
+    assert {(r.student_id, r.score, r.status) for r in pipeline.collect_results(toy_course)} == \
+           {(r.student_id, r.score, r.status) for r in pipeline.collect_results(other)}
+
+
+@pytest.mark.slow
+def test_rerun_skips_unchanged_and_one_student_regrade_touches_only_them(toy_course, tmp_path, monkeypatch):
+    subs = _toy_class(toy_course, tmp_path)
+    first = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)}
+
+    def no_worker(*a, **k):
+        raise AssertionError("an unchanged submission was graded again")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(pipeline, "_start_worker", no_worker)
+        again = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None)}
+    assert again == first
+
+    def gradebook_rows(student):
+        with pipeline.gradebook(toy_course) as gb:
+            sub = gb.find_submission(TOY, student)
+            return sorted((g.name, g.auto_score, g.needs_manual_grade) for nb in sub.notebooks for g in nb.grades)
+
+    before = {s: gradebook_rows(s) for s in ("perfect", "untouched")}
+    # one_wrong hands in a corrected notebook: only they are graded again
+    nbformat.write(nbformat.read(subs / "perfect" / f"{TOY}.ipynb", as_version=4), subs / "one_wrong" / f"{TOY}.ipynb")
+    out = pipeline.autograde_class(TOY, subs, toy_course, progress=None, students=["one_wrong"])
+    assert [(r.student_id, r.score) for r in out] == [("one_wrong", 5)]
+    store = StatusStore(toy_course.statuses)
+    for sid in ("perfect", "untouched", "not_json"):
+        assert store.get(TOY, sid) == first[sid], sid
+    assert {s: gradebook_rows(s) for s in before} == before
+    assert store.get(TOY, "one_wrong").score == 5
+    with pipeline.gradebook(toy_course) as gb:
+        assert len(gb.find_assignment(TOY).submissions) == 3  # replaced, not added
+
+
+@pytest.mark.slow
+def test_interrupted_batch_is_completed_by_the_next_run(toy_course, tmp_path, monkeypatch):
+    subs = _toy_class(toy_course, tmp_path)
+    real_merge = pipeline.merge_submission
+    calls = []
+
+    def merge_then_interrupt(*args, **kwargs):
+        calls.append(args[1])
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C while the second student is being recorded
+        return real_merge(*args, **kwargs)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(pipeline, "merge_submission", merge_then_interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            pipeline.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)
+    recorded = {r.student_id for r in StatusStore(toy_course.statuses).results(TOY)}
+    assert calls[1] not in recorded  # nothing is recorded before its merge
+    assert not list((toy_course.work / "jobs" / TOY).glob("*/result.json")), "a worker outlived the interrupt"
+    done = pipeline.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)
+    clean = CoursePaths(root=toy_course.root, work=tmp_path / "clean", release=toy_course.release)
+    assert _summary(done) == _summary(pipeline.autograde_class(TOY, subs, clean, progress=None, jobs=2))
+
+
+@pytest.mark.slow
+def test_late_submission_by_timestamp(toy_course, tmp_path):
+    """nbgrader's timestamp.txt after the lab's due date: status late, points as nbgrader gives them."""
+    release = pipeline.generate_lab(TOY, toy_course)[0]
+    subs = tmp_path / "subs"
+    files = sample_class.build_sample_class(subs, toy_course.source / TOY / f"{TOY}.ipynb", release)
+    for student in ("one_wrong", "untouched", "not_json"):
+        import shutil as _shutil
+
+        _shutil.rmtree(files[student].parent)
+    late = subs / "late_perfect"
+    late.mkdir()
+    nbformat.write(nbformat.read(files["perfect"], as_version=4), late / f"{TOY}.ipynb")
+    (late / "timestamp.txt").write_text("2026-11-21 10:00:00.000000 UTC")
+    (subs / "perfect" / "timestamp.txt").write_text("2026-11-19 10:00:00.000000 UTC")
+    out = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None,
+                                                             due="2026-11-20 23:59:00 UTC")}
+    assert out["perfect"].status == GRADED and out["perfect"].score == 5
+    assert out["late_perfect"].status == "late" and out["late_perfect"].score == 5
+    assert "after the due date" in out["late_perfect"].message
+    rows = {r.student_id: r for r in pipeline.collect_results(toy_course)}
+    assert rows["late_perfect"].status == "late" and "after the due date" in rows["late_perfect"].message

@@ -9,12 +9,17 @@
 - ``untouched``: the release as is; it should score zero on every test.
 - ``not_json``: ``perfect``'s file cut in half; status ``invalid notebook``.
 
-Build them with ``python -m autograder.sample_class OUT`` (see README.md);
+The adversarial class (:mod:`.adversarial`: infinite loops, a kernel that
+exits, memory and fork bombs, edited tests, monkeypatched comparisons, ...)
+is built the same way, from the same solution.
+
+Build them with ``python -m autograder.sample_class OUT [--adversarial]`` (see README.md);
 ``python -m autograder demo`` builds them from a fresh release and grades them.
 """
 
 from __future__ import annotations
 
+from .adversarial import CASES, build_adversarial_class
 from .build import (
     LAB,
     STUDENTS,
@@ -29,6 +34,8 @@ from .build import (
 )
 
 __all__ = [
+    "CASES",
+    "build_adversarial_class",
     "LAB",
     "STUDENTS",
     "WRONG_FUNCTION",

@@ -1,0 +1,235 @@
+"""Benchmark of class grading: ``python -m autograder.bench_grading [--students 40] [--jobs 1,2]``.
+
+Builds a class of lab01 submissions (``perfect``, ``one_wrong`` and
+``untouched`` in turn, from the current solution and a fresh release) in a
+temporary folder and grades it, all in one run:
+
+1. the notebook's own execution time: a plain ``nbclient`` run of the perfect
+   notebook (kernel start included, ``HPML_FAST=1``, ``NBGRADER_EXECUTION=autograde``
+   as when grading), the best of ``--repeats`` runs;
+2. plain ``nbgrader autograde`` (one process, serial) with the course's
+   configuration minus our pipeline (no workers, no sandbox, no tamper guards);
+3. ``python -m autograder autograde --jobs N`` for each N of ``--jobs``.
+
+It prints seconds per submission, the speed-up of each over plain nbgrader,
+the per-submission overhead of ``--jobs 1`` over the notebook's own time, and
+whether every way gave the same points. Not a test: timings on a shared
+machine are noisy (run it on a quiet one). Targets (issue 3, 2 cores): ``--jobs 2``
+1.8x or more faster than plain nbgrader; overhead under 1.5 s a submission.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import nbformat
+
+from . import pipeline
+from .paths import CoursePaths
+from .sample_class.build import LAB, build_sample_class
+
+KINDS = ("perfect", "one_wrong", "untouched")
+
+
+def build_class(out: Path, n: int, source: Path, release: Path) -> dict[str, Path]:
+    """``n`` students ``s001_perfect``, ``s002_one_wrong``, ``s003_untouched``, ... in ``out``."""
+    models = build_sample_class(out / "_models", source, release)
+    files = {}
+    for i in range(n):
+        kind = KINDS[i % len(KINDS)]
+        sid = f"s{i + 1:03d}_{kind}"
+        dest = out / sid / release.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(models[kind], dest)
+        files[sid] = dest
+    shutil.rmtree(out / "_models")
+    return files
+
+
+def time_notebook(path: Path, repeats: int) -> float:
+    """Best wall time of a plain nbclient run of one notebook (kernel start included)."""
+    from nbclient import NotebookClient
+
+    best = float("inf")
+    env = {"HPML_FAST": "1", "NBGRADER_EXECUTION": "autograde"}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        for _ in range(repeats):
+            nb = nbformat.read(path, as_version=4)
+            with tempfile.TemporaryDirectory() as cwd:
+                t0 = time.perf_counter()
+                NotebookClient(nb, timeout=600, kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
+                               resources={"metadata": {"path": cwd}}, allow_errors=True,
+                               extra_arguments=["--IPKernelApp.log_level=ERROR"]).execute()
+                best = min(best, time.perf_counter() - t0)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return best
+
+
+PLAIN_CONFIG = """\
+# plain nbgrader for the benchmark: the course's folders and execution settings, nbgrader's own pipeline
+c = get_config()
+c.CourseDirectory.course_id = "hpml"
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = {release!r}
+c.CourseDirectory.submitted_directory = {submitted!r}
+c.CourseDirectory.autograded_directory = {autograded!r}
+c.CourseDirectory.feedback_directory = {feedback!r}
+c.CourseDirectory.db_url = {db_url!r}
+c.Execute.timeout = 120
+c.Execute.interrupt_on_timeout = True
+c.Execute.startup_timeout = 120
+c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
+c.OverwriteCells.add_missing_cells = True
+"""
+
+
+def plain_nbgrader(files: dict[str, Path], paths: CoursePaths, folder: Path) -> tuple[float, dict[str, float]]:
+    """Grade ``files`` with one serial ``nbgrader autograde``; return (wall seconds, score per student)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    cfg = PLAIN_CONFIG.format(root=str(paths.root), release=str(paths.scratch_release),
+                              submitted=str(folder / "submitted"), autograded=str(folder / "autograded"),
+                              feedback=str(folder / "feedback"), db_url=f"sqlite:///{folder / 'gradebook.db'}")
+    (folder / "nbgrader_config.py").write_text(cfg, encoding="utf-8")
+    for sid, path in files.items():
+        dest = folder / "submitted" / sid / LAB / path.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, dest)
+    env = dict(os.environ, HPML_FAST="1")
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    # register the lab in this gradebook (generate into the scratch release the course already uses)
+    subprocess.run(nbgrader + ["generate_assignment", LAB, "--force", "--create", "--log-level=ERROR"], cwd=folder,
+                   env=env, check=True, capture_output=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run(nbgrader + ["autograde", LAB, "--force", "--create", "--log-level=ERROR"], cwd=folder,
+                          env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"nbgrader autograde failed: {proc.stderr[-2000:]}")
+    from nbgrader.api import Gradebook
+
+    scores = {}
+    with Gradebook(f"sqlite:///{folder / 'gradebook.db'}", "hpml") as gb:
+        for sid in files:
+            with contextlib.suppress(Exception):
+                sub = gb.find_submission(LAB, sid)
+                scores[sid] = float(sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades
+                                        if g.cell.cell_type == "code"))
+    return seconds, scores
+
+
+def ours(class_dir: Path, work: Path, jobs: int, root: Path) -> tuple[float, dict[str, float], dict[str, str]]:
+    """Grade the class with our pipeline and ``jobs`` workers; return (wall seconds, auto points, statuses)."""
+    paths = CoursePaths(root=root, work=work, release=root / "labs")
+    pipeline.register_lab(LAB, paths)  # as a fresh `autograde` would, before its clock starts
+    t0 = time.perf_counter()
+    results = pipeline.autograde_class(LAB, class_dir, paths, progress=None, jobs=jobs, force=True, bar=True)
+    seconds = time.perf_counter() - t0
+    scores = {}
+    with pipeline.gradebook(paths) as gb:
+        for r in results:
+            with contextlib.suppress(Exception):
+                sub = gb.find_submission(LAB, r.student_id)
+                scores[r.student_id] = float(sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades
+                                                 if g.cell.cell_type == "code"))
+    return seconds, scores, {r.student_id: r.status for r in results}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.bench_grading", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=40, help="class size (default 40)")
+    parser.add_argument("--jobs", default="1,2", help="comma-separated --jobs values to time (default 1,2)")
+    parser.add_argument("--repeats", type=int, default=2, help="nbclient runs of the perfect notebook (best kept)")
+    parser.add_argument("--no-plain", action="store_true", help="skip plain nbgrader")
+    parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temporary folder)")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    jobs_list = [int(j) for j in args.jobs.split(",") if j.strip()]
+
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="hpml-bench-"))
+    base.mkdir(parents=True, exist_ok=True)
+    root = CoursePaths.from_env().root
+    setup = CoursePaths(root=root, work=base / "setup", release=root / "labs")
+    pipeline.ensure_tools_on_path()
+    release = pipeline.register_lab(LAB, setup)[0]
+    source = pipeline.source_notebooks(LAB, setup)[0]
+    class_dir = base / "class"
+    files = build_class(class_dir, args.students, source, release)
+    n = len(files)
+    print(f"bench: {n} submissions of {LAB} ({', '.join(KINDS)} in turn) in {base}; "
+          f"{pipeline.default_jobs()} usable cores", flush=True)
+    figures: dict = {"students": n, "cores": pipeline.default_jobs()}
+
+    perfect = next(p for sid, p in files.items() if sid.endswith("_perfect"))
+    nb_s = time_notebook(perfect, args.repeats)
+    figures["notebook_s"] = nb_s
+    print(f"notebook alone (nbclient, perfect, kernel start included): {nb_s:.2f} s", flush=True)
+
+    rows, all_scores = [], {}
+    if not args.no_plain:
+        plain = CoursePaths(root=root, work=base / "plain_setup", release=root / "labs")
+        pipeline.register_lab(LAB, plain)
+        s, scores = plain_nbgrader(files, plain, base / "plain")
+        rows.append(("plain nbgrader (serial)", s))
+        all_scores["plain"] = scores
+        print(f"plain nbgrader autograde: {s:.1f} s ({s / n:.2f} s per submission)", flush=True)
+    for jobs in jobs_list:
+        s, scores, statuses = ours(class_dir, base / f"ours_j{jobs}", jobs, root)
+        rows.append((f"autograde --jobs {jobs}", s))
+        all_scores[f"jobs{jobs}"] = scores
+        bad = {sid: st for sid, st in statuses.items() if st != "graded"}
+        print(f"autograde --jobs {jobs}: {s:.1f} s ({s / n:.2f} s per submission)"
+              + (f"; not graded: {bad}" if bad else ""), flush=True)
+
+    plain_s = dict(rows).get("plain nbgrader (serial)")
+    print()
+    print(f"{'method':<26} {'total s':>8} {'s/submission':>13} {'speed-up vs plain':>18}")
+    for name, s in rows:
+        speed = f"{plain_s / s:.2f}x" if plain_s else "-"
+        print(f"{name:<26} {s:>8.1f} {s / n:>13.2f} {speed:>18}")
+        figures[name] = {"total_s": s, "per_submission_s": s / n, "speedup_vs_plain": plain_s / s if plain_s else None}
+    if 1 in jobs_list and 2 in jobs_list:
+        j1, j2 = dict(rows)["autograde --jobs 1"], dict(rows)["autograde --jobs 2"]
+        print(f"\nspeed-up of --jobs 2 over --jobs 1: {j1 / j2:.2f}x")
+        figures["speedup_jobs2_over_jobs1"] = j1 / j2
+    if 1 in jobs_list:
+        overhead = dict(rows)["autograde --jobs 1"] / n - nb_s
+        figures["overhead_s"] = overhead
+        print(f"per-submission overhead of --jobs 1 over the notebook alone: {overhead:+.2f} s "
+              f"({dict(rows)['autograde --jobs 1'] / n:.2f} s vs {nb_s:.2f} s)")
+    if len(all_scores) > 1:
+        ref_name, ref = next(iter(all_scores.items()))
+        same = all(s == ref for s in all_scores.values())
+        figures["same_points"] = same
+        print(f"same points in every run: {'yes' if same else 'NO'}"
+              + ("" if same else " " + json.dumps({k: v for k, v in all_scores.items()}, sort_keys=True)[:2000]))
+    print(textwrap.dedent("""
+        targets (issue 3, 2 cores): --jobs 2 at least 1.8x faster than plain nbgrader; overhead under 1.5 s.
+        timings on a shared machine are noisy."""))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""The adversarial sample class of lab01: submissions that attack the grader, generated from the solution.
+
+Every student here is the ``perfect`` (or ``one_wrong``) notebook of
+:mod:`autograder.sample_class.build` with one attack added, so the class stays
+in sync with the lab. :data:`CASES` says, per student, what it does and what
+grading it must get (status, and which autograded tests it loses; ``None``:
+it loses them all). ``tests/test_adversarial.py`` grades the whole class in
+one batch, beside the honest ``perfect`` and ``one_wrong``, and checks it.
+
+Attacks go into the answer cell of :data:`ATTACK_CELL` (before its function,
+so a cell that is stopped part-way leaves the function undefined and its test
+fails) or into a new cell right after the set-up cell. Everything is bounded:
+the fork bomb forks at most 300 times, the memory bomb stops at 6 GiB, the
+network attempt goes to 127.0.0.1 only, the disk search skips virtual
+environments and stops after 2,000 folders.
+
+    python -m autograder.sample_class OUT --adversarial
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell
+
+from ..records import GRADED, INVALID_NOTEBOOK, KERNEL_DIED, MEMORY_LIMIT, TAMPERED, TIMED_OUT
+from .build import WRONG_TEST, one_wrong_notebook, solved_notebook
+
+ATTACK_CELL = "answer_dot_gflops"
+ATTACK_TEST = "test_dot_gflops"
+RENAMED_AS = "work/Lab01_Benchmarking (1).ipynb"
+MAX_FORKS = 300
+
+
+@dataclass(frozen=True)
+class Case:
+    """One adversarial student: what it does, and the grading it must get."""
+
+    what: str
+    status: str
+    loses: tuple[str, ...] | None = ()  # autograded tests it must lose; None: every one (score 0)
+    base: str = "perfect"  # perfect or one_wrong
+
+
+CASES: dict[str, Case] = {
+    "infinite_loop": Case("`while True: pass` in an answer cell: interrupted by the cell limit",
+                          TIMED_OUT, (ATTACK_TEST,)),
+    "ignores_sigint": Case("a loop that ignores SIGINT: only the notebook wall limit stops it", TIMED_OUT, None),
+    "os_exit": Case("`os._exit(1)` in an answer cell: the kernel dies", KERNEL_DIED, None),
+    "memory_bomb": Case("allocates up to 6 GiB in 256 MiB blocks", MEMORY_LIMIT, (ATTACK_TEST,)),
+    "fork_bomb": Case(f"forks up to {MAX_FORKS} sleeping children (caught when refused)", GRADED, ()),
+    "not_json": Case("a truncated upload (not JSON)", INVALID_NOTEBOOK, None),
+    "renamed": Case(f"the perfect notebook handed in as {RENAMED_AS}", GRADED, ()),
+    "deleted_tests": Case("deleted test_average_throughput and answers it wrong", TAMPERED, (WRONG_TEST,)),
+    "edited_tests": Case("replaced test_average_throughput's code by `pass`, answers it wrong", TAMPERED,
+                         (WRONG_TEST,), base="one_wrong"),
+    "changed_points": Case("raised the points of two test cells, answers one wrong", TAMPERED, (WRONG_TEST,),
+                           base="one_wrong"),
+    "patch_np_allclose": Case("numpy.allclose = lambda *a, **k: True", TAMPERED, None, base="one_wrong"),
+    "patch_assert_allclose": Case("numpy.testing.assert_allclose = lambda *a, **k: None", TAMPERED, None,
+                                  base="one_wrong"),
+    "patch_torch_allclose": Case("torch.allclose = lambda *a, **k: True", TAMPERED, None, base="one_wrong"),
+    "patch_builtins_abs": Case("builtins.abs = lambda x: 0", TAMPERED, None, base="one_wrong"),
+    "reads_hidden_tests": Case("searches the disk for .ipynb files and prints hidden tests", GRADED, ()),
+    "huge_output": Case("prints 5 MB of output", GRADED, ()),
+    "sys_exit": Case("`sys.exit()` in an answer cell (IPython turns it into an error)", GRADED, (ATTACK_TEST,)),
+    "network": Case("connects to a port on 127.0.0.1 (the test listens there)", GRADED, ()),
+}
+
+# --- attack code (kept short; each line is plain Python a student could write) ---------------
+
+_INFINITE_LOOP = "while True:  # adversarial: infinite loop\n    pass\n"
+_IGNORES_SIGINT = ("import signal  # adversarial: a loop the interrupt cannot stop\n"
+                   "signal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n")
+_OS_EXIT = "import os  # adversarial: kill the kernel\nos._exit(1)\n"
+_MEMORY_BOMB = ("import numpy as _np  # adversarial: memory bomb, bounded at 6 GiB\n"
+                "def _eat_memory():\n    blocks = []\n    for _ in range(24):\n"
+                "        blocks.append(_np.ones(32 * 1024 * 1024))  # 256 MiB, touched\n    return len(blocks)\n"
+                "print('allocated blocks:', _eat_memory())\n")
+# the first LINGERING children sleep for minutes (they must not outlive the grading); the others sleep
+# a second and are reaped, so that the notebook can go on once the limit has refused further forks
+LINGERING = 8
+_FORK_BOMB = (f"import os, time  # adversarial: fork bomb, bounded at {MAX_FORKS} children\n"
+              "_kids = []\n"
+              f"for _i in range({MAX_FORKS}):\n"
+              "    try:\n        _pid = os.fork()\n    except OSError as _exc:\n"
+              "        print('fork refused after', len(_kids), 'forks:', type(_exc).__name__)\n        break\n"
+              f"    if _pid == 0:\n        time.sleep(600 if _i < {LINGERING} else 1)\n        os._exit(0)\n"
+              "    _kids.append(_pid)\n"
+              "print('forked', len(_kids), 'children')\n"
+              f"for _pid in _kids[{LINGERING}:]:\n    os.waitpid(_pid, 0)\n")
+_SYS_EXIT = "import sys  # adversarial: sys.exit() in an answer cell\nsys.exit()\n"
+_HUGE_OUTPUT = "print(('x' * 999 + '\\n') * 5000)  # adversarial: 5 MB of output\n"
+
+
+def _network(port: int) -> str:
+    return ("import socket  # adversarial: a network connection (127.0.0.1 only)\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {int(port)}), timeout=3).close()\n"
+            "    print('network: connected')\n"
+            "except OSError as _exc:\n"
+            "    print('network: no connection:', type(_exc).__name__)\n")
+
+
+def _search(roots: list[str]) -> str:
+    return ("import os  # adversarial: look for notebooks with hidden tests and print them\n"
+            f"_roots = [os.getcwd(), os.path.dirname(os.getcwd()), os.path.expanduser('~'), '/tmp'] + {roots!r}\n"
+            "_marker = 'BEGIN ' + 'HIDDEN TESTS'  # spelled so that this cell does not match itself\n"
+            "_found, _seen = [], 0\n"
+            "for _root in _roots:\n"
+            "    for _dir, _subdirs, _files in os.walk(_root):\n"
+            "        _subdirs[:] = [d for d in _subdirs if d not in ('.venv', 'site-packages', '.git', 'node_modules')]\n"
+            "        _seen += 1\n"
+            "        if _seen > 2000:\n            break\n"
+            "        for _f in _files:\n"
+            "            if not _f.endswith('.ipynb'):\n                continue\n"
+            "            try:\n                _text = open(os.path.join(_dir, _f), encoding='utf-8').read()\n"
+            "            except (OSError, UnicodeDecodeError):\n                continue\n"
+            "            if _marker in _text:\n"
+            "                _found.append(os.path.join(_dir, _f))\n"
+            "                print(_text[_text.index(_marker):][:20000])\n"
+            "print('notebooks with hidden tests found:', len(_found), _found[:5])\n")
+
+
+_PATCHES = {
+    "patch_np_allclose": "import numpy  # adversarial: every comparison passes\nnumpy.allclose = lambda *a, **k: True\n",
+    "patch_assert_allclose": "import numpy.testing  # adversarial\nnumpy.testing.assert_allclose = lambda *a, **k: None\n",
+    "patch_torch_allclose": "import torch  # adversarial\ntorch.allclose = lambda *a, **k: True\n",
+    "patch_builtins_abs": "import builtins  # adversarial\nbuiltins.abs = lambda x: 0\n",
+}
+
+
+# --- notebook surgery ---------------------------------------------------------------------
+
+
+def _gid(cell) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def _cell(nb, grade_id: str):
+    for cell in nb.cells:
+        if _gid(cell) == grade_id:
+            return cell
+    raise LookupError(f"no cell {grade_id!r} in the notebook")
+
+
+def _prepend(nb, grade_id: str, code: str):
+    nb = nbformat.from_dict(nb)
+    cell = _cell(nb, grade_id)
+    cell.source = code + "\n" + cell.source
+    return nb
+
+
+def _after_setup(nb, code: str):
+    """``nb`` with a new (student) code cell right after the first code cell (the set-up cell)."""
+    nb = nbformat.from_dict(nb)
+    first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    nb.cells.insert(first + 1, new_code_cell(code))
+    return nb
+
+
+def adversarial_notebooks(source: Path, release: Path, *, port: int = 9,
+                          search_roots: list[str] = ()) -> dict[str, nbformat.NotebookNode | bytes]:
+    """The notebook of each student of :data:`CASES` (``bytes`` for the one that is not JSON)."""
+    perfect = solved_notebook(Path(source), Path(release))
+    wrong = one_wrong_notebook(perfect)
+    out: dict[str, nbformat.NotebookNode | bytes] = {}
+    out["infinite_loop"] = _prepend(perfect, ATTACK_CELL, _INFINITE_LOOP)
+    out["ignores_sigint"] = _prepend(perfect, ATTACK_CELL, _IGNORES_SIGINT)
+    out["os_exit"] = _prepend(perfect, ATTACK_CELL, _OS_EXIT)
+    out["memory_bomb"] = _prepend(perfect, ATTACK_CELL, _MEMORY_BOMB)
+    out["fork_bomb"] = _prepend(perfect, ATTACK_CELL, _FORK_BOMB)
+    text = nbformat.writes(perfect)
+    out["not_json"] = text[: len(text) // 3].encode("utf-8")
+    out["renamed"] = nbformat.from_dict(perfect)
+    # deleted test cell, wrong answer behind it
+    nb = nbformat.from_dict(perfect)
+    nb.cells = [c for c in nb.cells if _gid(c) != WRONG_TEST]
+    answer = _cell(nb, "answer_average_throughput")
+    answer.source = "def average_throughput(work, times):\n    return 0.0  # adversarial: its test was deleted\n"
+    out["deleted_tests"] = nb
+    nb = nbformat.from_dict(wrong)
+    _cell(nb, WRONG_TEST).source = "# adversarial: the test was here\npass\n"
+    out["edited_tests"] = nb
+    nb = nbformat.from_dict(wrong)
+    _cell(nb, WRONG_TEST).metadata["nbgrader"]["points"] = 100
+    _cell(nb, "test_dot_loop").metadata["nbgrader"]["points"] = 50
+    out["changed_points"] = nb
+    for student, code in _PATCHES.items():
+        out[student] = _after_setup(wrong, code)
+    out["reads_hidden_tests"] = _prepend(perfect, ATTACK_CELL, _search([str(r) for r in search_roots]))
+    out["huge_output"] = _prepend(perfect, ATTACK_CELL, _HUGE_OUTPUT)
+    out["sys_exit"] = _prepend(perfect, ATTACK_CELL, _SYS_EXIT)
+    out["network"] = _prepend(perfect, ATTACK_CELL, _network(port))
+    assert set(out) == set(CASES), sorted(set(out) ^ set(CASES))
+    return out
+
+
+def build_adversarial_class(out: Path, source: Path, release: Path, *, port: int = 9,
+                            search_roots: list[str] = ()) -> dict[str, Path]:
+    """Write ``out/<student>/<notebook>.ipynb`` for every student of :data:`CASES`; return their files.
+
+    ``port``: the 127.0.0.1 port the ``network`` student tries (a test listens
+    there to see whether anything arrives). ``search_roots``: more folders the
+    ``reads_hidden_tests`` student searches (the grading folder, the course).
+    """
+    out = Path(out)
+    name = Path(release).name
+    files = {}
+    for student, nb in adversarial_notebooks(source, release, port=port, search_roots=search_roots).items():
+        folder = out / student
+        if folder.exists():
+            shutil.rmtree(folder)
+        path = folder / (RENAMED_AS if student == "renamed" else name)
+        path.parent.mkdir(parents=True)
+        if isinstance(nb, bytes):
+            path.write_bytes(nb)
+        else:
+            nbformat.write(nb, path)
+        files[student] = path
+    return files

@@ -1,0 +1,275 @@
+"""The adversarial class of lab01 graded in ONE batch beside honest students (``--jobs 2``).
+
+The class (``autograder/sample_class/adversarial.py``: infinite loops, a kernel
+that exits, memory and fork bombs, edited and deleted tests, changed points,
+monkeypatched comparisons, a disk search for hidden tests, megabytes of output,
+``sys.exit()``, a network attempt to 127.0.0.1) is generated from the current
+solution and a fresh release, graded once for the module with the CLI under
+short limits (10 s per cell, 75 s per notebook), then exported. For each
+student: the expected status, no undeserved points (exact points from the
+source notebook's metadata), the CSV row; and the honest students are graded
+exactly as they would be alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import cli, pipeline, sample_class
+from autograder.paths import CoursePaths
+from autograder.preprocessors import hidden_test_lines
+from autograder.records import StatusStore
+from autograder.sample_class.adversarial import ATTACK_CELL, ATTACK_TEST, CASES, MAX_FORKS
+
+pytestmark = [pytest.mark.slow, pytest.mark.lab01]
+
+LAB = sample_class.LAB
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
+HONEST = {"perfect": (), "one_wrong": (sample_class.WRONG_TEST,)}
+LIMITS = {"cell_timeout_s": 10, "notebook_timeout_s": 75, "memory_mb": 3072, "max_processes": 64,
+          "max_output_bytes": 200_000, "max_file_bytes": 64 << 20}
+
+
+def _points() -> tuple[float, dict[str, float]]:
+    per = {}
+    for cell in nbformat.read(SOURCE, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            per[meta["grade_id"]] = float(meta["points"])
+    return sum(per.values()), per
+
+
+def expected_score(loses) -> float:
+    auto, per = _points()
+    if loses is None:
+        return 0.0
+    return auto - sum(per[t] for t in loses)
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that counts the connections it gets (the network student aims at it)."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self):
+        self._stop.set()
+        self.thread.join(2)
+        self.sock.close()
+
+
+def _job_processes(work: Path) -> list[int]:
+    """Live processes whose environment points into the grading folder's jobs (what a worker left behind)."""
+    needle = str(work / "jobs").encode()
+    found = []
+    for env in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in env.read_bytes():
+                found.append(int(env.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    if not SOURCE.exists():
+        pytest.skip(f"{SOURCE} does not exist yet")
+    work = tmp_path_factory.mktemp("adversarial")
+    listener = Listener()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HPML_GRADING_DIR", str(work))
+        mp.delenv("HPML_COURSE_ROOT", raising=False)
+        mp.setenv("HPML_SANDBOX_LIMITS", json.dumps(LIMITS))
+        for var in ("HPML_CELL_TIMEOUT", "HPML_NOTEBOOK_TIMEOUT", "HPML_MAX_OUTPUT_BYTES"):
+            mp.delenv(var, raising=False)
+        paths = CoursePaths.from_env()
+        release = pipeline.register_lab(LAB, paths)[0]
+        folder = work / "class"
+        sample_class.build_sample_class(folder, SOURCE, release)
+        shutil.rmtree(folder / "untouched")
+        shutil.rmtree(folder / "not_json")
+        files = sample_class.build_adversarial_class(folder, SOURCE, release, port=listener.port,
+                                                     search_roots=[str(work), str(ROOT)])
+        t0 = time.perf_counter()
+        code = cli.main(["autograde", LAB, str(folder), "--jobs", "2"])
+        seconds = time.perf_counter() - t0
+        left = _job_processes(work)
+        assert cli.main(["export", "--out", str(work / "grades.csv")]) == 0
+        results = {r.student_id: r for r in StatusStore(paths.statuses).results(LAB)}
+        rows = {r["student_id"]: r for r in csv.DictReader((work / "grades.csv").open())}
+        listener.close()
+        yield {"paths": paths, "results": results, "rows": rows, "code": code, "seconds": seconds,
+               "files": files, "connections": listener.connections, "left": left, "release": release}
+
+
+def _executed(graded, student) -> nbformat.NotebookNode:
+    return nbformat.read(graded["paths"].autograded / student / LAB / f"{LAB}.ipynb", as_version=4)
+
+
+def _outputs_text(nb) -> str:
+    """Every output of ``nb`` as text: stream text as printed (the kernel may split one print), the rest as JSON."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            text = out.get("text", "")
+            parts.append(("".join(text) if isinstance(text, list) else text) if out.get("output_type") == "stream"
+                         else "\n" + json.dumps(out) + "\n")
+    return "".join(parts)
+
+
+def test_the_batch_finishes_and_grades_everyone(graded):
+    assert graded["code"] == 0
+    assert sorted(graded["results"]) == sorted(list(CASES) + list(HONEST))
+    assert sorted(graded["rows"]) == sorted(graded["results"])
+    print(f"\nadversarial batch of {len(graded['results'])}: {graded['seconds']:.0f} s")
+
+
+@pytest.mark.parametrize("student", sorted(HONEST))
+def test_honest_students_graded_exactly(graded, student):
+    r = graded["results"][student]
+    assert r.status == "graded", r.message
+    assert r.failed_tests == list(HONEST[student])
+    assert r.score == pytest.approx(expected_score(HONEST[student]))
+    with pipeline.gradebook(graded["paths"]) as gb:  # the merged gradebook agrees
+        sub = gb.find_submission(LAB, student)
+        code_score = sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades if g.cell_type == "code")
+        assert code_score == pytest.approx(expected_score(HONEST[student]))
+
+
+@pytest.mark.parametrize("student", sorted(CASES))
+def test_status_and_no_undeserved_points(graded, student):
+    case = CASES[student]
+    r = graded["results"][student]
+    assert r.status == case.status, f"{student} ({case.what}): {r.status}: {r.message}"
+    assert r.score == pytest.approx(expected_score(case.loses)), f"{student}: {r.message}"
+    _, per = _points()
+    assert r.max_score == pytest.approx(sum(per.values()) + _written_points())
+
+
+@pytest.mark.parametrize("student", sorted(list(CASES) + list(HONEST)))
+def test_csv_row(graded, student):
+    r, row = graded["results"][student], graded["rows"][student]
+    assert row["lab"] == LAB
+    assert row["status"] == r.status
+    assert float(row["score"]) == pytest.approx(r.score)
+    assert float(row["max_score"]) == pytest.approx(r.max_score)
+    assert row["message"] == r.message
+
+
+def _written_points() -> float:
+    total = 0.0
+    for cell in nbformat.read(SOURCE, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and meta.get("solution"):
+            total += float(meta["points"])
+    return total
+
+
+def test_timeouts_name_their_cells(graded):
+    loop = graded["results"]["infinite_loop"]
+    assert ATTACK_CELL in loop.timed_out_cells and ATTACK_CELL in loop.message
+    assert ATTACK_TEST in loop.failed_tests
+    stuck = graded["results"]["ignores_sigint"]  # the interrupt cannot stop it: the batch still goes on
+    assert ATTACK_CELL in stuck.timed_out_cells and ATTACK_CELL in stuck.message
+    assert "did not stop when interrupted" in stuck.message or "wall limit" in stuck.message
+
+
+def test_kernel_death_and_sys_exit(graded):
+    assert ATTACK_CELL in graded["results"]["os_exit"].message
+    assert "kernel died" in graded["results"]["os_exit"].message
+    # sys.exit() is an ordinary error in IPython: the rest of the notebook ran
+    assert graded["results"]["sys_exit"].failed_tests == [ATTACK_TEST]
+
+
+def test_memory_bomb_hits_the_limit(graded):
+    r = graded["results"]["memory_bomb"]
+    assert "MemoryError" in r.message or "memory" in r.message
+
+
+def test_fork_bomb_is_bounded_and_cleaned_up(graded):
+    text = _outputs_text(_executed(graded, "fork_bomb"))
+    assert "fork refused after" in text, "the process limit did not stop the fork bomb"
+    assert f"forked {MAX_FORKS} children" not in text
+    assert graded["left"] == [], f"processes of the grading jobs still alive after the batch: {graded['left']}"
+
+
+def test_tampering_is_reported(graded):
+    results = graded["results"]
+    assert "deleted" in results["deleted_tests"].message
+    assert "edited" in results["edited_tests"].message
+    assert "points" in results["changed_points"].message
+    for student, name in (("patch_np_allclose", "allclose"), ("patch_assert_allclose", "assert_allclose"),
+                          ("patch_torch_allclose", "torch.allclose"), ("patch_builtins_abs", "abs")):
+        assert name in results[student].message, (student, results[student].message)
+
+
+def test_no_network(graded):
+    assert graded["connections"] == 0, "the network student reached a listener on 127.0.0.1"
+    assert "network: no connection" in _outputs_text(_executed(graded, "network"))
+
+
+def test_student_code_cannot_read_hidden_tests(graded):
+    nb = _executed(graded, "reads_hidden_tests")
+    text = _outputs_text(nb)
+    assert "notebooks with hidden tests found: 0" in text, text[:2000]
+    hidden = [line for cell in nbformat.read(SOURCE, as_version=4).cells if cell.cell_type == "code"
+              for line in hidden_test_lines(cell.source)]
+    release = "\n".join(c.source for c in nbformat.read(graded["release"], as_version=4).cells)
+    hidden = [line for line in hidden if line not in release]
+    assert hidden
+    student_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == ATTACK_CELL]
+    leaked = [line for line in hidden if line in _outputs_text(nbformat.from_dict({"cells": student_cells}))]
+    assert not leaked, f"hidden test code printed by student code: {leaked[:3]}"
+
+
+def test_huge_output_is_cut(graded):
+    path = graded["paths"].autograded / "huge_output" / LAB / f"{LAB}.ipynb"
+    assert path.stat().st_size < 2_000_000, f"{path.stat().st_size} bytes: the output was not cut"
+    assert "output cut" in _outputs_text(_executed(graded, "huge_output"))
+
+
+def test_renamed_notebook_is_accepted(graded):
+    r = graded["results"]["renamed"]
+    assert "accepted" in r.message and "Lab01_Benchmarking (1).ipynb" in r.message
+
+
+def test_a_second_run_changes_nothing_and_grades_nothing(graded):
+    paths = graded["paths"]
+    folder = paths.work / "class"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HPML_GRADING_DIR", str(paths.work))
+        mp.setenv("HPML_SANDBOX_LIMITS", json.dumps(LIMITS))
+        t0 = time.perf_counter()
+        assert cli.main(["autograde", LAB, str(folder), "--jobs", "2"]) == 0
+        assert time.perf_counter() - t0 < 60, "unchanged submissions were graded again"
+    again = {r.student_id: r for r in StatusStore(paths.statuses).results(LAB)}
+    assert again == graded["results"]
