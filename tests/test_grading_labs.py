@@ -1,0 +1,101 @@
+"""End to end through the real nbgrader for the labs after lab01 (lab01 has its own, fuller file).
+
+For each lab: the reference solution gets every autograded point, the untouched
+release gets zero, and a plausible one-function mutant loses exactly the points
+of that function's test cell. Points are read from the source's metadata.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import pipeline
+from autograder.paths import CoursePaths
+from autograder.records import StatusStore
+from autograder.sample_class.build import solved_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# lab -> (answer cell of the mutated function, its test cell, (text in the solution, plausible wrong text))
+MUTANTS = {
+    "lab02_profiling": ("answer_adam_step", "test_adam_step",
+                        ("denom = st[\"v\"].sqrt() / math.sqrt(1 - beta2 ** t) + eps", "denom = st[\"v\"].sqrt() + eps")),
+    "lab03_pytorch_performance": ("answer_pairwise_dist_numpy", "test_pairwise_dist_numpy",
+                                  ('return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))',
+                                   'return np.einsum("ijk,ijk->ij", diff, diff)')),
+}
+LABS = [pytest.param(lab, marks=getattr(pytest.mark, lab.split("_")[0]), id=lab) for lab in MUTANTS]
+
+pytestmark = pytest.mark.slow
+
+
+def autograded_points(source: Path) -> dict[str, float]:
+    points = {}
+    for cell in nbformat.read(source, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            points[meta["grade_id"]] = float(meta["points"])
+    return points
+
+
+def mutant_notebook(solved: nbformat.NotebookNode, answer_id: str, right: str, wrong: str) -> nbformat.NotebookNode:
+    nb = nbformat.from_dict(solved)
+    [cell] = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == answer_id]
+    assert right in cell.source, f"{answer_id}: the mutation no longer applies to the solution; update MUTANTS"
+    cell.source = cell.source.replace(right, wrong)
+    return nb
+
+
+@pytest.fixture(scope="module", params=LABS)
+def graded(request, tmp_path_factory):
+    lab = request.param
+    source = ROOT / "solutions" / lab / f"{lab}.ipynb"
+    answer_id, test_id, (right, wrong) = MUTANTS[lab]
+    work = tmp_path_factory.mktemp(f"grading-{lab}")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HPML_GRADING_DIR", str(work))
+        mp.delenv("HPML_COURSE_ROOT", raising=False)
+        paths = CoursePaths.from_env()
+        release = pipeline.register_lab(lab, paths)[0]
+        solved = solved_notebook(source, release)
+        submissions = {
+            "perfect": solved,
+            "untouched": nbformat.read(release, as_version=4),
+            "mutant": mutant_notebook(solved, answer_id, right, wrong),
+        }
+        for student, nb in submissions.items():
+            (work / "class" / student).mkdir(parents=True)
+            nbformat.write(nb, work / "class" / student / f"{lab}.ipynb")
+        pipeline.autograde_class(lab, work / "class", paths, progress=None, jobs=2)
+        results = {r.student_id: r for r in StatusStore(paths.statuses).results(lab)}
+        yield {"lab": lab, "results": results, "points": autograded_points(source), "test_id": test_id}
+
+
+def autograded_score(result, points: dict[str, float]) -> float:
+    return sum(points.values()) - sum(points[t] for t in result.failed_tests)
+
+
+def test_reference_solution_gets_every_autograded_point(graded):
+    r = graded["results"]["perfect"]
+    assert r.status == "graded", r.message
+    assert r.failed_tests == [], f"{graded['lab']}: the reference solution failed {r.failed_tests}"
+    assert r.score == sum(graded["points"].values())  # from the gradebook: written answers await manual grading
+
+
+def test_untouched_release_gets_zero(graded):
+    r = graded["results"]["untouched"]
+    assert r.status == "graded", r.message
+    assert sorted(r.failed_tests) == sorted(graded["points"]), "every autograded cell must fail on the release"
+    assert r.score == 0
+
+
+def test_one_function_mutant_loses_exactly_its_cell(graded):
+    r = graded["results"]["mutant"]
+    assert r.status == "graded", r.message
+    assert r.failed_tests == [graded["test_id"]]
+    expected = sum(graded["points"].values()) - graded["points"][graded["test_id"]]
+    assert autograded_score(r, graded["points"]) == expected
+    assert r.score == expected
