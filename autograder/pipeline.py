@@ -599,7 +599,22 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
-def _start_worker(lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: GradingLimits) -> None:
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+def kernel_threads(jobs: int) -> dict[str, str]:
+    """Thread caps for each grading kernel: the cores shared among ``jobs`` kernels (at least 1).
+
+    Without them every kernel starts one thread per core, and ``jobs`` kernels
+    oversubscribe the machine: busy-waiting OpenMP threads (Numba's ``parallel=True``,
+    torch) then starve each other and ratio tests measure the contention.
+    """
+    threads = str(max(1, default_jobs() // max(1, jobs)))
+    return {name: threads for name in THREAD_VARIABLES}
+
+
+def _start_worker(lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: GradingLimits,
+                  jobs: int = 1) -> None:
     from . import worker
 
     job = paths.work / "jobs" / lab / task.student_id
@@ -616,6 +631,7 @@ def _start_worker(lab: str, task: GradingTask, paths: CoursePaths, snapshot: Pat
     env = dict(os.environ, HPML_COURSE_ROOT=str(paths.root), HPML_GRADING_DIR=str(paths.work),
                HPML_CELL_TIMEOUT=str(limits.cell_timeout_s), HPML_MAX_OUTPUT_BYTES=str(limits.max_output_bytes),
                **ENV_FOR_KERNELS)
+    env.update(kernel_threads(jobs))
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     if limits.lab_limits is not None and hasattr(limits.lab_limits, "to_env"):
         limits.lab_limits.to_env(env)
@@ -950,7 +966,7 @@ def grade_tasks(
             while queue or running:
                 while queue and len(running) < jobs:
                     task = queue.pop(0)
-                    _start_worker(lab, task, paths, snapshot, limits)
+                    _start_worker(lab, task, paths, snapshot, limits, jobs)
                     running.append(task)
                 time.sleep(0.02)
                 for task in list(running):

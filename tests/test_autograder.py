@@ -636,3 +636,12 @@ def test_late_submission_by_timestamp(toy_course, tmp_path):
     assert "after the due date" in out["late_perfect"].message
     rows = {r.student_id: r for r in pipeline.collect_results(toy_course)}
     assert rows["late_perfect"].status == "late" and "after the due date" in rows["late_perfect"].message
+
+
+def test_grading_kernels_share_the_cores_among_jobs():
+    cores = pipeline.default_jobs()
+    one_job = pipeline.kernel_threads(1)
+    assert set(one_job) == set(pipeline.THREAD_VARIABLES)
+    assert one_job["OMP_NUM_THREADS"] == str(cores)
+    assert pipeline.kernel_threads(cores)["NUMBA_NUM_THREADS"] == "1"
+    assert pipeline.kernel_threads(4 * cores)["OMP_NUM_THREADS"] == "1"  # never 0
