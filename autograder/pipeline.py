@@ -513,6 +513,7 @@ class GradingTask:
     job: Path | None = None
     proc: subprocess.Popen | None = None
     started: float = 0.0
+    ended: float = 0.0
     killed: bool = False
 
 
@@ -788,7 +789,7 @@ def _finish_task(lab: str, task: GradingTask, paths: CoursePaths, limits: Gradin
             parts.append((job / name).read_text(encoding="utf-8", errors="replace")[-200_000:])
     log_file.write_text("\n".join(parts), encoding="utf-8")
     log_ref = f"(log: {_rel_to(log_file, paths.work)})"
-    seconds = time.perf_counter() - task.started
+    seconds = (task.ended or time.perf_counter()) - task.started
 
     def done(status: str, score, message: str, failed=(), **extra) -> GradeResult:
         return GradeResult(student_id=task.student_id, status=status, score=score, max_score=lab_max,
@@ -865,7 +866,7 @@ def _finish_task(lab: str, task: GradingTask, paths: CoursePaths, limits: Gradin
 
 def task_over_limit(task: GradingTask, limits: GradingLimits) -> bool:
     """Whether the task ran at least as long as the notebook's wall limit (its kernel was then killed for it)."""
-    return time.perf_counter() - task.started >= limits.notebook_timeout_s
+    return (task.ended or time.perf_counter()) - task.started >= limits.notebook_timeout_s
 
 
 def _skip_reason(lab: str, task: GradingTask, store: StatusStore, version: str, paths: CoursePaths) -> GradeResult | None:
@@ -961,25 +962,35 @@ def grade_tasks(
         snapshot = _snapshot_gradebook(lab, paths)
         for task in pending:
             _forget(lab, task.student_id, paths, gradebook_too=False)
-        queue, running = list(pending), []
+        queue, running, finished = list(pending), [], []
+
+        def fill() -> None:
+            while queue and len(running) < jobs:
+                task = queue.pop(0)
+                _start_worker(lab, task, paths, snapshot, limits, jobs)
+                running.append(task)
+
         try:
             while queue or running:
-                while queue and len(running) < jobs:
-                    task = queue.pop(0)
-                    _start_worker(lab, task, paths, snapshot, limits, jobs)
-                    running.append(task)
+                fill()
                 time.sleep(0.02)
+                from . import worker
+
                 for task in list(running):
                     over = time.perf_counter() - task.started > limits.notebook_timeout_s + WALL_GRACE_S
                     if task.proc.poll() is None and not over:
                         continue
-                    from . import worker
-
                     kernel = (_read_json(task.job / worker.PROGRESS) or {}).get("kernel_pid")
                     if task.proc.poll() is None:
                         task.killed = True
                     kill_job(task.proc, kernel)  # also sweeps what a finished kernel left running
+                    task.ended = time.perf_counter()
                     running.remove(task)
+                    finished.append(task)
+                if finished:
+                    fill()  # the next workers start first: merging overlaps with their kernels
+                while finished:
+                    task = finished.pop(0)
                     try:
                         with _interrupts_deferred():  # merge and record, or neither
                             try:
@@ -993,7 +1004,7 @@ def grade_tasks(
                     finally:
                         shutil.rmtree(task.job, ignore_errors=True)
         finally:
-            for task in running:  # Ctrl-C: nothing of theirs is recorded; the next run grades them
+            for task in running + finished:  # Ctrl-C: nothing of theirs is recorded; the next run grades them
                 kill_job(task.proc)
                 shutil.rmtree(task.job, ignore_errors=True)
             progress.close()
