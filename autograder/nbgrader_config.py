@@ -36,7 +36,6 @@ except ImportError:  # run by plain `nbgrader` from a checkout that is not insta
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
-    CheckCellMetadata,
     ClearHiddenTests,
     ClearMarkScheme,
     ClearOutput,
@@ -49,7 +48,7 @@ from nbgrader.preprocessors import (
     SaveCells,
 )
 
-from autograder.preprocessors import CleanReleaseMetadata, RedactTracebacks
+from autograder.preprocessors import CheckCellMetadataOnce, CleanReleaseMetadata, RedactTracebacks
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
@@ -94,7 +93,7 @@ c.Autograde.sanitize_preprocessors = [
     OverwriteKernelspec,
     DropUnknownGradeIds,  # an invented or renamed grade id must not survive as a graded cell
     OverwriteCells,
-    CheckCellMetadata,
+    CheckCellMetadataOnce,
 ]
 c.Autograde.autograde_preprocessors = [
     InsertTamperGuards,
@@ -105,7 +104,7 @@ c.Autograde.autograde_preprocessors = [
     LimitOutput,
     SaveAutoGrades,
     AssignLatePenalties,
-    CheckCellMetadata,
+    CheckCellMetadataOnce,
 ]
 
 # --- release: nbgrader's default pipeline, plus volatile-metadata cleaning ----
@@ -116,13 +115,13 @@ c.GenerateAssignment.preprocessors = [
     ClearSolutions,
     ClearOutput,
     CleanReleaseMetadata,
-    CheckCellMetadata,
+    CheckCellMetadataOnce,
     ComputeChecksums,
     SaveCells,
     ClearHiddenTests,
     ClearMarkScheme,
     ComputeChecksums,
-    CheckCellMetadata,
+    CheckCellMetadataOnce,
 ]
 
 # --- feedback: no hidden test code, no traceback that quotes it ---------------

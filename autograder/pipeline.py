@@ -382,11 +382,13 @@ class Scores:
         return graded_message(self.failed, self.manual_pending, note, self.unanswered, self.n_tests, self.n_written)
 
 
-def gradebook_scores(lab: str, student_id: str, paths: CoursePaths, cells: list[GradeCellInfo] | None = None) -> Scores:
-    """Read one submission's points from the gradebook (``MissingEntry`` if there is none)."""
+def gradebook_scores(lab: str, student_id: str, paths: CoursePaths, cells: list[GradeCellInfo] | None = None,
+                     gb=None) -> Scores:
+    """Read one submission's points from the gradebook (``MissingEntry`` if there is none); ``gb``: one already open."""
     order = {c.grade_id: i for i, c in enumerate(cells or [])}
     autograded = {c.grade_id for c in cells or [] if c.autograded}
-    with gradebook(paths) as gb:
+    with contextlib.ExitStack() as stack:
+        gb = gb or stack.enter_context(gradebook(paths))
         sub = gb.find_submission(lab, student_id)
         failed, unanswered, pending = [], [], 0.0
         for nb in sub.notebooks:
@@ -720,49 +722,52 @@ class _ForkedWorker:
         return self.returncode
 
 
-def merge_submission(lab: str, student_id: str, private_db: Path, paths: CoursePaths) -> None:
+def merge_submission(lab: str, student_id: str, private_db: Path, paths: CoursePaths, dst=None) -> None:
     """Copy one student's submission of ``lab`` from a worker's gradebook into the real one, replacing theirs.
 
     Copies the submission (timestamp, extension), each submitted notebook's
     flag and late penalty, every grade (auto/manual score, extra credit,
     needs manual grade) and every comment (auto/manual). The main process is
-    the only caller: it is the single writer of the real gradebook.
+    the only caller: it is the single writer of the real gradebook. ``dst``:
+    the real gradebook when the caller has it open already.
     """
     from nbgrader.api import Gradebook, MissingEntry
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), contextlib.ExitStack() as stack:
         warnings.simplefilter("ignore")
-        with Gradebook(f"sqlite:///{private_db}", COURSE_ID) as src, gradebook(paths) as dst:
-            sub = src.find_submission(lab, student_id)
-            student = sub.student
-            try:
-                dst.remove_submission(lab, student_id)
-            except MissingEntry:
-                pass
-            dst.update_or_create_student(student_id, first_name=student.first_name, last_name=student.last_name,
-                                         email=student.email)
-            kwargs = {"timestamp": sub.timestamp} if sub.timestamp is not None else {}
-            dst.add_submission(lab, student_id, **kwargs)
-            target = dst.find_submission(lab, student_id)
-            target.extension = sub.extension
-            for nb in sub.notebooks:
-                tnb = dst.find_submission_notebook(nb.name, lab, student_id)
-                tnb.flagged = nb.flagged
-                tnb.late_submission_penalty = nb.late_submission_penalty
-                grades = {g.name: g for g in tnb.grades}
-                for g in nb.grades:
-                    t = grades[g.name]
-                    t.auto_score, t.manual_score, t.extra_credit = g.auto_score, g.manual_score, g.extra_credit
-                    t.needs_manual_grade = g.needs_manual_grade
-                comments = {c.name: c for c in tnb.comments}
-                for c in nb.comments:
-                    t = comments[c.name]
-                    t.auto_comment, t.manual_comment = c.auto_comment, c.manual_comment
-            dst.db.commit()
+        src = stack.enter_context(Gradebook(f"sqlite:///{private_db}", COURSE_ID))
+        dst = dst or stack.enter_context(gradebook(paths))
+        sub = src.find_submission(lab, student_id)
+        student = sub.student
+        try:
+            dst.remove_submission(lab, student_id)
+        except MissingEntry:
+            pass
+        dst.update_or_create_student(student_id, first_name=student.first_name, last_name=student.last_name,
+                                     email=student.email)
+        kwargs = {"timestamp": sub.timestamp} if sub.timestamp is not None else {}
+        dst.add_submission(lab, student_id, **kwargs)
+        target = dst.find_submission(lab, student_id)
+        target.extension = sub.extension
+        for nb in sub.notebooks:
+            tnb = dst.find_submission_notebook(nb.name, lab, student_id)
+            tnb.flagged = nb.flagged
+            tnb.late_submission_penalty = nb.late_submission_penalty
+            grades = {g.name: g for g in tnb.grades}
+            for g in nb.grades:
+                t = grades[g.name]
+                t.auto_score, t.manual_score, t.extra_credit = g.auto_score, g.manual_score, g.extra_credit
+                t.needs_manual_grade = g.needs_manual_grade
+            comments = {c.name: c for c in tnb.comments}
+            for c in nb.comments:
+                t = comments[c.name]
+                t.auto_comment, t.manual_comment = c.auto_comment, c.manual_comment
+        dst.db.commit()
 
 
-def _seconds_late(lab: str, student_id: str, paths: CoursePaths) -> float:
-    with gradebook(paths) as gb:
+def _seconds_late(lab: str, student_id: str, paths: CoursePaths, gb=None) -> float:
+    with contextlib.ExitStack() as stack:
+        gb = gb or stack.enter_context(gradebook(paths))
         try:
             return float(gb.find_submission(lab, student_id).total_seconds_late or 0)
         except Exception:  # noqa: BLE001: no due date, no timestamp
@@ -839,12 +844,13 @@ def _finish_task(lab: str, task: GradingTask, paths: CoursePaths, limits: Gradin
                             f"{_cells_text(timed_out)} and did not stop when interrupted; grading was stopped",
                             timed_out_cells=timed_out)
         return unscored(GRADER_ERROR, None, f"{res.get('error') or 'unknown error'} {log_ref}")
-    merge_submission(lab, task.student_id, job / worker.GRADEBOOK, paths)
-    scores = gradebook_scores(lab, task.student_id, paths, cells)
+    with gradebook(paths) as gb:  # opened once: merge, then read back what was merged
+        merge_submission(lab, task.student_id, job / worker.GRADEBOOK, paths, dst=gb)
+        scores = gradebook_scores(lab, task.student_id, paths, cells, gb=gb)
+        late_s = _seconds_late(lab, task.student_id, paths, gb=gb)
     notes, status = [], GRADED
     memory = list(dict.fromkeys(res.get("memory_error_cells") or []))
     tampering = list(res.get("tampering") or [])
-    late_s = _seconds_late(lab, task.student_id, paths)
     if late_s > 0:
         status = LATE
         notes.append(f"submitted {late_s / 3600:.1f} h after the due date")

@@ -1,4 +1,4 @@
-"""Two nbconvert preprocessors the course's nbgrader configuration adds (see ``nbgrader_config.py``).
+"""The nbconvert preprocessors the course's nbgrader configuration adds (see ``nbgrader_config.py``).
 
 - :class:`CleanReleaseMetadata` (release): keeps only the metadata a student's
   notebook needs, so the release carries nothing volatile (execution times,
@@ -15,6 +15,10 @@
   tamper guard (``autograder/tamper.py``) is redacted the same way, and a
   traceback of any cell that quotes hidden or guard code is cut to one line.
   Only verbatim quotes are caught: an encoded copy (base64, reversed) is not.
+- :class:`CheckCellMetadataOnce` (release, autograde): nbgrader's
+  ``CheckCellMetadata`` with the same checks, the metadata schema checked once
+  per run instead of once per cell (it was a quarter of the grading worker's
+  own CPU time per submission).
 
 nbconvert runs a preprocessor only when ``enabled`` is true; nbgrader's base
 class defaults it to true.
@@ -24,7 +28,11 @@ from __future__ import annotations
 
 import re
 
-from nbgrader.preprocessors import NbGraderPreprocessor
+import contextlib
+
+import jsonschema
+from nbgrader.nbgraderformat import common as nbgrader_format
+from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor
 from traitlets import Integer, List, Unicode
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -179,3 +187,52 @@ class RedactTracebacks(NbGraderPreprocessor):
                     if mime != "text/plain" and isinstance(data[mime], str) and self._quotes_hidden(data[mime]):
                         del data[mime]
         return cell, resources
+
+
+class _JsonschemaCheckingSchemasOnce:
+    """Stands in for the ``jsonschema`` module inside nbgrader's metadata validator.
+
+    ``jsonschema.validate(instance, schema)`` checks ``schema`` itself against
+    its meta-schema on every call; nbgrader calls it once per cell. This
+    checks each schema once, then validates exactly as ``jsonschema.validate``
+    does (the best-matching error is raised).
+    """
+
+    def __init__(self) -> None:
+        self._validators: dict[int, tuple[dict, object]] = {}  # id(schema) -> (schema kept alive, validator)
+
+    def __getattr__(self, name: str):
+        return getattr(jsonschema, name)
+
+    def validate(self, instance, schema, *args, **kwargs) -> None:
+        if args or kwargs:
+            return jsonschema.validate(instance, schema, *args, **kwargs)
+        entry = self._validators.get(id(schema))
+        if entry is None or entry[0] is not schema:
+            cls = jsonschema.validators.validator_for(schema)
+            cls.check_schema(schema)
+            entry = self._validators[id(schema)] = (schema, cls(schema))
+        error = jsonschema.exceptions.best_match(entry[1].iter_errors(instance))
+        if error is not None:
+            raise error
+
+
+_SCHEMAS_CHECKED_ONCE = _JsonschemaCheckingSchemasOnce()
+
+
+@contextlib.contextmanager
+def _schemas_checked_once():
+    saved = nbgrader_format.jsonschema
+    nbgrader_format.jsonschema = _SCHEMAS_CHECKED_ONCE
+    try:
+        yield
+    finally:
+        nbgrader_format.jsonschema = saved
+
+
+class CheckCellMetadataOnce(CheckCellMetadata):
+    """nbgrader's ``CheckCellMetadata`` (schema versions, types, unique grade ids), the schema checked once."""
+
+    def preprocess(self, nb, resources):
+        with _schemas_checked_once():
+            return super().preprocess(nb, resources)
