@@ -1,7 +1,8 @@
 # HPML course kit. Every target sets up .venv on first use (idempotent, fast once done).
 #   make demo     set up, then grade the embedded sample class and print the grade table
 #   make test     set up, then run the whole test suite (unit, grading end to end, nbval)
-#   make lab      set up, then start JupyterLab on the repository
+#   make lab      set up, then start JupyterLab on the repository (the students' view)
+#   make formgrader  JupyterLab with nbgrader's Formgrader, for instructors
 #   make release  regenerate labs/ from solutions/
 #   make strip    remove outputs and execution counts from every notebook
 #   make bench-grading  time class grading: ours (--jobs 1, 2) vs plain nbgrader (~10-15 min)
@@ -17,10 +18,12 @@ INSTRUCTOR_PLUGINS := formgrader create-assignment course-list assignment-list
 INSTRUCTOR_SERVER_EXTS := formgrader course_list assignment_list
 # JupyterLab refuses to run as root (containers) unless told
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
+# The folder JupyterLab opens (the browser tests open a copy of the repository's labs)
+LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools demo test lab release strip clean-work bench-grading
+.PHONY: setup sandbox-tools browser-tools demo test lab formgrader release strip clean-work bench-grading
 
 setup: $(STAMP)
 
@@ -49,15 +52,33 @@ sandbox-tools:
 	    echo "[setup] bubblewrap not found (apt-get install bubblewrap): grading uses resource limits only"; \
 	  fi; }
 
+# The browser tests (tests/test_browser.py) drive JupyterLab with Debian's Chromium. As root with apt,
+# install it; otherwise say how (the browser tests then skip).
+browser-tools:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || [ -n "$$HPML_CHROMIUM" ] || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "[setup] installing chromium (browser tests of JupyterLab; a minute or two)"; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	     (apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1)) || \
+	    echo "[setup] could not install chromium: the browser tests will skip"; \
+	  else \
+	    echo "[setup] chromium not found (apt-get install chromium, or HPML_CHROMIUM=/path/to/chrome): browser tests skip"; \
+	  fi; }
+
 demo: setup sandbox-tools
 	$(BIN)/python -m autograder demo
 
-test: setup sandbox-tools
+test: setup sandbox-tools browser-tools
 	HPML_FAST=1 $(BIN)/python -m pytest -q tests \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
 
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=. $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) $(LAB_ARGS)
+
+# Instructors: JupyterLab with nbgrader's Formgrader and Create Assignment (autograder/jupyter_instructor),
+# on the same gradebook and grading folder as `python -m autograder` (HPML_GRADING_DIR).
+formgrader: setup
+	JUPYTER_CONFIG_PATH=$(abspath autograder/jupyter_instructor) $(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) $(LAB_ARGS)
 
 release: setup
 	$(BIN)/python -m autograder generate

@@ -535,7 +535,7 @@ def measure_peaks(device: str = "cpu", use_cache: bool = True, refresh: bool = F
     from tqdm.auto import tqdm
 
     results: dict[str, tuple[float, str]] = {}
-    with tqdm(steps, desc="measuring peaks", disable=not verbose, leave=False, file=sys.stdout) as bar:
+    with tqdm(steps, desc="measuring peaks", disable=not verbose, file=sys.stdout) as bar:
         for name, step in bar:
             bar.set_postfix_str(name)
             results[name] = step()
@@ -703,3 +703,42 @@ def plot_roofline(
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="major", ls=":", lw=0.6, alpha=0.7)
     return ax
+
+
+def explore(peaks: Peaks, points: Sequence[KernelPoint] = (), dtype: str = "float32") -> Any:
+    """An interactive roofline (ipywidgets): pick the compute roof, slide an arithmetic intensity.
+
+    The plot (:func:`plot_roofline` with ``points``) redraws on every change
+    and marks the slider's intensity I (FLOP/byte) at its ceiling,
+    attainable = min(peak FLOP/s, I x bandwidth). Returns the widget; display
+    it as a cell's last expression.
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+
+    names = sorted(peaks.flops, key=lambda name: -peaks.flops[name])
+    roof_menu = widgets.Dropdown(options=names, value=dtype if dtype in names else names[0], description="roof")
+    ridge = ridge_point(peaks.flops[roof_menu.value], peaks.bandwidth)
+    intensity = widgets.FloatLogSlider(value=ridge / 4, base=10, min=math.log10(ridge) - 2.5,
+                                       max=math.log10(ridge) + 1.5, step=0.05, description="FLOP/byte",
+                                       readout_format=".3g", continuous_update=False)
+    out = widgets.Output()
+
+    def draw(_change: Any = None) -> None:
+        roof = peaks.flops[roof_menu.value]
+        x = intensity.value
+        y = attainable(x, roof, peaks.bandwidth)
+        with out:
+            out.clear_output(wait=True)
+            ax = plot_roofline(peaks, points, dtype=roof_menu.value)
+            ax.plot([x], [y / 1e9], marker="D", color="C3", ms=9, ls="none", zorder=5)
+            ax.annotate(f"I = {x:.3g} FLOP/byte: at most {format_flops(y)}", (x, y / 1e9), xytext=(8, -14),
+                        textcoords="offset points", color="C3", fontsize=9, fontweight="bold")
+            plt.show()
+        box.last_drawn = (roof_menu.value, x, y)
+
+    box = widgets.VBox([widgets.HBox([roof_menu, intensity]), out])
+    roof_menu.observe(draw, "value")
+    intensity.observe(draw, "value")
+    draw()
+    return box

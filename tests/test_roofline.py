@@ -150,6 +150,20 @@ def test_plot_unknown_dtype_says_what_was_measured():
 # ---------------------------------------------------------------------- cache
 
 
+def test_explore_redraws_on_every_change_and_marks_the_ceiling():
+    peaks = make_peaks()
+    box = roofline.explore(peaks, [KernelPoint("dot", flops=2e6, nbytes=8e6, seconds=1e-3)])
+    roof_menu, intensity = box.children[0].children
+    assert roof_menu.options[0] == max(peaks.flops, key=peaks.flops.get)  # highest roof first
+    dtype, x, y = box.last_drawn
+    assert dtype == "float32" and y == pytest.approx(roofline.attainable(x, peaks.flops["float32"], peaks.bandwidth))
+    intensity.value = 1000.0  # far right of the ridge: the compute roof
+    assert box.last_drawn[2] == pytest.approx(peaks.flops["float32"])
+    roof_menu.value = "float64"
+    assert box.last_drawn[0] == "float64"
+    assert box.last_drawn[2] == pytest.approx(min(peaks.flops["float64"], intensity.value * peaks.bandwidth))
+
+
 @pytest.fixture
 def fake_measure(monkeypatch):
     """Replace the measurements by instant fakes and count the calls."""
