@@ -42,11 +42,8 @@ LIMITS = {"cell_timeout_s": 10, "notebook_timeout_s": 75, "memory_mb": 3072, "ma
 
 
 def _points() -> tuple[float, dict[str, float]]:
-    per = {}
-    for cell in nbformat.read(SOURCE, as_version=4).cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-            per[meta["grade_id"]] = float(meta["points"])
+    """(total autograded points, points per autograded test cell), as the pipeline reads them."""
+    per = {c.grade_id: c.points for c in pipeline.grade_cells(SOURCE) if c.autograded}
     return sum(per.values()), per
 
 
@@ -186,12 +183,7 @@ def test_csv_row(graded, student):
 
 
 def _written_points() -> float:
-    total = 0.0
-    for cell in nbformat.read(SOURCE, as_version=4).cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade") and meta.get("solution"):
-            total += float(meta["points"])
-    return total
+    return sum(c.points for c in pipeline.grade_cells(SOURCE) if not c.autograded)
 
 
 def test_timeouts_name_their_cells(graded):

@@ -31,12 +31,8 @@ SOURCE = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 
 
 def _points() -> tuple[float, dict[str, float]]:
-    """(total autograded points, points per autograded test cell) from the source's nbgrader metadata."""
-    per = {}
-    for cell in nbformat.read(SOURCE, as_version=4).cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-            per[meta["grade_id"]] = float(meta["points"])
+    """(total autograded points, points per autograded test cell), as the pipeline reads them."""
+    per = {c.grade_id: c.points for c in pipeline.grade_cells(SOURCE) if c.autograded}
     return sum(per.values()), per
 
 
