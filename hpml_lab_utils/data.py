@@ -1,4 +1,9 @@
-"""Offline data for the labs: synthetic, seeded, class-structured images (week 3, lab02).
+"""Offline data for the labs: synthetic images (week 3, lab02) and real silhouettes (weeks 8-10, lab06).
+
+:func:`animal_shapes` loads Animal-Shape, 10,000 real 28x28 grayscale animal
+silhouettes in 10 balanced classes (MIT licence), from the files inside the
+installed ``animal-shape-mnist`` package; :func:`animal_shapes_split` makes
+seeded train/test tensors of it.
 
 Nothing is downloaded. :class:`SyntheticImages` stands in for CIFAR-10 in the
 profiling lab: ``n`` RGB images of ``size`` x ``size`` pixels in ``num_classes``
@@ -24,7 +29,7 @@ import math
 
 import numpy as np
 
-__all__ = ["SyntheticImages", "class_patterns"]
+__all__ = ["ANIMAL_CLASSES", "SyntheticImages", "animal_shapes", "animal_shapes_split", "class_patterns"]
 
 
 def class_patterns(num_classes: int, size: int, channels: int = 3, seed: int = 0, waves: int = 4) -> np.ndarray:
@@ -115,3 +120,58 @@ class SyntheticImages:
     def __repr__(self) -> str:
         return (f"SyntheticImages(n={self.n}, num_classes={self.num_classes}, size={self.size}, "
                 f"channels={self.channels}, noise={self.noise}, seed={self.seed}, work={self.work})")
+
+
+#: Animal-Shape's class names, in label order (checked by looking at samples of each label)
+ANIMAL_CLASSES = ("bear", "bird", "cat", "cow", "dog", "elephant", "giraffe", "horse", "sheep", "zebra")
+
+
+def animal_shapes() -> tuple[np.ndarray, np.ndarray]:
+    """All of Animal-Shape: ``(images, labels)``, uint8 ``(10000, 28, 28)`` in 0..255 and int64 ``(10000,)``.
+
+    Read from the package's data files (its own loader module imports
+    tensorflow, so it is not used). Labels come sorted by class: shuffle
+    before splitting (:func:`animal_shapes_split` does).
+    """
+    import gzip
+    import importlib.resources
+    import pickle
+
+    try:
+        folder = importlib.resources.files("animal_shape_mnist") / "data" / "Animal Shape"
+    except ModuleNotFoundError as err:
+        raise ModuleNotFoundError("Animal-Shape ships in the animal-shape-mnist package: `make setup` installs it "
+                                  "(or pip install animal-shape-mnist)") from err
+    with gzip.open(folder / "animal_data_version_3.gz", "rb") as f:
+        images = pickle.load(f)  # noqa: S301: a numpy array in the installed package's own data file
+    with gzip.open(folder / "animal_label_version_3.gz", "rb") as f:
+        labels = pickle.load(f)  # noqa: S301
+    images, labels = np.asarray(images, dtype=np.uint8), np.asarray(labels, dtype=np.int64)
+    if images.shape != (len(labels), 28, 28):
+        raise ValueError(f"unexpected Animal-Shape arrays: images {images.shape}, labels {labels.shape}")
+    return images, labels
+
+
+def animal_shapes_split(test_fraction: float = 0.2, seed: int = 0, n: int | None = None):
+    """Seeded, class-balanced train/test split of Animal-Shape as torch tensors.
+
+    Returns ``(x_train, y_train, x_test, y_test)``: images float32
+    ``(N, 1, 28, 28)`` scaled to [0, 1], labels int64. ``n`` keeps only the
+    first ``n`` images of a seeded shuffle (fast mode), still balanced to
+    within one image per class.
+    """
+    import torch
+
+    if not 0.0 < test_fraction < 1.0:
+        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction}")
+    images, labels = animal_shapes()
+    rng = np.random.default_rng(seed)
+    per_class = [rng.permutation(np.flatnonzero(labels == c)) for c in range(len(ANIMAL_CLASSES))]
+    order = np.stack(per_class, axis=1).reshape(-1)  # round-robin over classes: every prefix is balanced
+    if n is not None:
+        order = order[:n]
+    n_test = int(round(len(order) * test_fraction))
+    test_idx, train_idx = rng.permutation(order[:n_test]), rng.permutation(order[n_test:])
+    x = torch.from_numpy(images.astype(np.float32) / 255.0).unsqueeze(1)
+    y = torch.from_numpy(labels)
+    return x[train_idx], y[train_idx], x[test_idx], y[test_idx]

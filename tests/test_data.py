@@ -61,3 +61,28 @@ def test_bad_arguments():
     with pytest.raises(ValueError):
         class_patterns(0, 4)
     assert len(SyntheticImages(0)) == 0 and SyntheticImages(0).tensors()[0].shape == (0, 3, 32, 32)
+
+
+def test_animal_shapes_are_the_real_silhouettes():
+    from hpml_lab_utils.data import ANIMAL_CLASSES, animal_shapes
+
+    images, labels = animal_shapes()
+    assert images.shape == (10_000, 28, 28) and images.dtype == np.uint8
+    assert np.bincount(labels).tolist() == [1000] * len(ANIMAL_CLASSES)
+    assert images.min() == 0 and images.max() == 255
+    # silhouettes: mostly black background, a white shape
+    assert 0.05 < (images > 127).mean() < 0.6
+
+
+def test_animal_shapes_split_is_seeded_balanced_and_disjoint():
+    from hpml_lab_utils.data import animal_shapes_split
+
+    x_tr, y_tr, x_te, y_te = animal_shapes_split(test_fraction=0.25, seed=3, n=1000)
+    assert x_tr.shape == (750, 1, 28, 28) and x_te.shape == (250, 1, 28, 28)
+    assert float(x_tr.max()) <= 1.0 and float(x_tr.min()) >= 0.0
+    counts = np.bincount(np.concatenate([y_tr.numpy(), y_te.numpy()]), minlength=10)
+    assert counts.tolist() == [100] * 10
+    again = animal_shapes_split(test_fraction=0.25, seed=3, n=1000)
+    assert all((a == b).all() for a, b in zip((x_tr, y_tr, x_te, y_te), again))
+    flat_tr = {bytes(t.numpy().tobytes()) for t in x_tr}
+    assert not any(bytes(t.numpy().tobytes()) in flat_tr for t in x_te[:50]), "train and test overlap"
