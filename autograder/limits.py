@@ -91,6 +91,12 @@ LAB_OVERRIDES: dict[str, dict[str, int]] = {
     "lab01_benchmarking": {"cell_timeout_s": 120, "notebook_timeout_s": 600},
     # torch.compile (inductor) writes a 156 MB precompiled header (.gch) on its first compile
     "lab03_pytorch_performance": {"max_file_bytes": 512 * MiB},
+    # Numba's CUDA simulator runs every CUDA thread of a block as a Python thread: a 16 x 16 block is 256
+    # threads at once (more while an aborted block's threads wind down), above the default task limit
+    "lab04_cuda_numba": {"max_processes": 1024},
+    # test cells start torchrun (an agent and up to 4 workers, each importing torch; ~70 tasks at peak,
+    # 10-35 s per cell on 2 cores); a deadlocked ring stops at its test's own 100 s launch timeout
+    "lab05_distributed": {"cell_timeout_s": 180},
 }
 
 

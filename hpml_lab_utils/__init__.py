@@ -9,6 +9,17 @@ from .device import use_cuda_simulator_if_no_gpu as _use_simulator
 _use_simulator()  # before anything below can import numba.cuda
 
 from .config import fast_mode, grading, pick, seed_everything  # noqa: E402
+from .cuda_helpers import (  # noqa: E402
+    gpu_only,
+    grid_2d_owners,
+    grid_stride_owners,
+    kernel_speedup,
+    plot_grid_2d_owners,
+    plot_grid_stride_owners,
+    time_kernel_ms,
+    timing_note,
+    transfer_bandwidth_gbs,
+)
 from .device import (  # noqa: E402
     cuda_kernels_are_simulated,
     has_cuda,
@@ -35,10 +46,16 @@ __all__ = [
     "attainable",
     "cuda_kernels_are_simulated",
     "fast_mode",
+    "gpu_only",
     "grading",
+    "grid_2d_owners",
+    "grid_stride_owners",
     "has_cuda",
+    "kernel_speedup",
     "measure_peaks",
     "pick",
+    "plot_grid_2d_owners",
+    "plot_grid_stride_owners",
     "plot_roofline",
     "report",
     "ridge_point",
@@ -46,7 +63,10 @@ __all__ = [
     "speedup",
     "speedup_ratios",
     "theoretical_peak_flops",
+    "time_kernel_ms",
+    "timing_note",
     "torch_device",
+    "transfer_bandwidth_gbs",
 ]
 
 __version__ = "0.1.0"
