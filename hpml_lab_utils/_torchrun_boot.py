@@ -1,0 +1,119 @@
+"""Bootstrap of :func:`hpml_lab_utils.launch.torchrun` (Lab 5): not imported, run by path.
+
+    python _torchrun_boot.py agent  TORCHRUN_ARGS...        # the torchrun agent
+    python _torchrun_boot.py worker SCRIPT SCRIPT_ARGS...   # one rank, started by torchrun
+
+Standard library only, so that it adds nothing to a worker's start-up. Both modes
+first ask Linux to SIGKILL this process when its parent dies
+(``PR_SET_PDEATHSIG``): the agent dies with the notebook's kernel and every
+worker dies with the agent, so a killed kernel or agent leaves no orphan behind.
+
+``agent`` runs ``torch.distributed.run`` (what the ``torchrun`` command runs).
+``worker`` runs ``SCRIPT`` as ``__main__`` (as ``python SCRIPT`` would: its
+folder first on ``sys.path``) and writes ``status-rank<RANK>.json`` into
+``$HPML_LAUNCH_DIR`` when it ends: ``{"ok": true}`` or the exception, so the
+launcher can say which rank failed first and why. Both leave with ``os._exit``
+once their output is flushed: interpreter teardown with torch loaded takes most
+of a second per process, and a launch has 1 + N of them.
+"""
+
+import json
+import os
+import runpy
+import signal
+import sys
+import time
+import traceback
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _write_status(status: dict) -> None:
+    folder = os.environ.get("HPML_LAUNCH_DIR")
+    if not folder:
+        return
+    rank = os.environ.get("RANK", "0")
+    path = os.path.join(folder, f"status-rank{rank}.json")
+    try:
+        with open(path + ".tmp", "w") as f:
+            json.dump(dict(status, rank=int(rank), time=time.time()), f)
+        os.replace(path + ".tmp", path)
+    except OSError:
+        pass
+
+
+def _worker(argv: list) -> int:
+    script = os.path.abspath(argv[0])
+    sys.argv = [script] + list(argv[1:])
+    sys.path[0] = os.path.dirname(script)
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        _write_status({"ok": code == 0, "exit_code": code,
+                       "error": None if code == 0 else f"SystemExit: {exc.code}"})
+        if code and not isinstance(exc.code, int) and exc.code is not None:
+            print(exc.code, file=sys.stderr)  # sys.exit("message") prints its message
+        return code
+    except BaseException as exc:
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename in (__file__, "<frozen runpy>"):
+            tb = tb.tb_next  # show the script's frames, not this bootstrap's
+        traceback.print_exception(type(exc), exc, tb)
+        sys.stderr.flush()
+        message = " ".join(str(exc).split())
+        _write_status({"ok": False, "exit_code": 1,
+                       "error": f"{type(exc).__name__}: {message}" if message else type(exc).__name__})
+        return 1
+    _write_status({"ok": True, "exit_code": 0, "error": None})
+    return 0
+
+
+def _exit_now(code: int) -> None:
+    """Flush and leave without interpreter teardown: with torch loaded it takes most of a second."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)
+
+
+def _agent(argv: list) -> int:
+    sys.argv = ["torchrun"] + list(argv)
+    sys.path[0] = os.getcwd()  # as `python -m torch.distributed.run` would
+    try:
+        runpy.run_module("torch.distributed.run", run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:
+        traceback.print_exc()  # torchrun's summary of the failed workers (ChildFailedError)
+        return 1
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) < 3 or sys.argv[1] not in ("agent", "worker"):
+        print("usage: _torchrun_boot.py agent TORCHRUN_ARGS... | worker SCRIPT ARGS...", file=sys.stderr)
+        return 2
+    _die_with_parent()
+    mode, rest = sys.argv[1], sys.argv[2:]
+    _exit_now(_worker(rest) if mode == "worker" else _agent(rest))
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())
