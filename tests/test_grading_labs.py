@@ -26,6 +26,15 @@ MUTANTS = {
     "lab03_pytorch_performance": ("answer_pairwise_dist_numpy", "test_pairwise_dist_numpy",
                                   ('return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))',
                                    'return np.einsum("ijk,ijk->ij", diff, diff)')),
+    # the tiled matmul forgets the bound check on its write to C: the simulator's IndexError fails its cell only
+    "lab04_cuda_numba": ("answer_matmul_tiled_kernel", "test_matmul_tiled_kernel",
+                         ("    if row < n and col < m:\n        C[row, col] = acc", "    C[row, col] = acc")),
+    # reduce-scatter overwrites instead of adding: wrong sums in real processes, no deadlock
+    "lab05_distributed": ("answer_ring_allreduce", "test_ring_allreduce",
+                          ("chunks[recv_i].add_(buffer)", "chunks[recv_i].copy_(buffer)")),
+    # distillation without the T^2 factor on the soft-label term
+    "lab06_compression": ("answer_distillation_loss", "test_distillation_loss",
+                          ("return alpha * T ** 2 * kl + (1 - alpha) * ce", "return alpha * kl + (1 - alpha) * ce")),
 }
 LABS = [pytest.param(lab, marks=getattr(pytest.mark, lab.split("_")[0]), id=lab) for lab in MUTANTS]
 
