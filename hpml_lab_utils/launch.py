@@ -317,9 +317,9 @@ class _RankLog:
         return new
 
 
-def _marked_pids(launch_id: str) -> list[int]:
-    """Processes whose environment carries ``HPML_LAUNCH_ID=<launch_id>`` (Linux ``/proc``; else [])."""
-    needle = f"{LAUNCH_ID_ENV}={launch_id}".encode() + b"\0"
+def pids_with_env(name: str, value: str) -> list[int]:
+    """Processes (other than this one) whose environment holds ``name=value`` (Linux ``/proc``; else [])."""
+    needle = f"{name}={value}".encode() + b"\0"
     me = os.getpid()
     out = []
     with contextlib.suppress(OSError):
@@ -343,7 +343,7 @@ def _kill_launch(proc: subprocess.Popen, launch_id: str) -> None:
         proc.kill()
     deadline = time.monotonic() + 5.0
     while True:
-        pids = _marked_pids(launch_id)
+        pids = pids_with_env(LAUNCH_ID_ENV, launch_id)
         if not pids or time.monotonic() > deadline:
             break
         for pid in pids:

@@ -33,18 +33,8 @@ def _script(folder: Path, name: str, body: str) -> Path:
 
 
 def _tagged(tag: str) -> list[int]:
-    """Processes whose environment holds HPML_TEST_TAG=<tag> (Linux /proc)."""
-    needle = f"HPML_TEST_TAG={tag}".encode() + b"\0"
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != os.getpid():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    if needle in f.read() + b"\0":
-                        out.append(int(entry))
-            except OSError:
-                continue
-    return out
+    """Processes whose environment holds HPML_TEST_TAG=<tag>."""
+    return launch.pids_with_env("HPML_TEST_TAG", tag)
 
 
 def _wait_until_gone(tag: str, timeout_s: float = 15.0) -> list[int]:
