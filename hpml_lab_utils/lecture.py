@@ -12,7 +12,7 @@ ARM) and the clock from ``/sys/devices/system/cpu/cpu0/cpufreq`` or
 ``/proc/cpuinfo``. The number of vector (FMA) units per core is *not* in either
 file: it is an assumption the notebook states and lets the reader change.
 
-:func:`quiet_bench` is :func:`hpml_lab_utils.bench` without its noise warning,
+:func:`quiet_bench` (from :mod:`hpml_lab_utils.timing`) is `bench` without its noise warning,
 for the lectures' peak measurements (a peak is the best run; noise only slows
 the others).
 
@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import platform
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
 
 from .device import usable_cores
-from .timing import Stats, bench
+from .timing import quiet_bench  # noqa: F401 (lecture.quiet_bench: the notebooks' name for it)
 
 CPUINFO = Path("/proc/cpuinfo")
 CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
@@ -178,13 +176,3 @@ def cpu_facts(cpuinfo_path: Path = CPUINFO, cpufreq: Path = CPUFREQ) -> CpuFacts
     )
 
 
-def quiet_bench(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Stats:
-    """:func:`hpml_lab_utils.bench` without its "timings are noisy" warning (weeks 1-3).
-
-    For measurements reported as the best run (``Stats.min_s``): on a shared
-    machine other programs only ever slow a run down, so the warning would be
-    noise. Medians taken from the result are as noisy as ``Stats.relative_iqr`` says.
-    """
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*timings are noisy")
-        return bench(fn, *args, **kwargs)

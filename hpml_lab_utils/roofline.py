@@ -46,7 +46,7 @@ import numpy as np
 
 from .config import fast_mode, pick
 from .device import cpu_model, gpu_name, has_cuda, usable_cores
-from .timing import bench
+from .timing import quiet_bench
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -280,13 +280,6 @@ def _torch_on_gpu() -> Any:
     return torch
 
 
-def _quiet_bench(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """:func:`bench` without its noise warning: a peak is the best run, noise only lowers the median."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*timings are noisy")
-        return bench(fn, *args, **kwargs)
-
-
 # ------------------------------------------------------------------- measurements
 
 
@@ -313,7 +306,7 @@ def measure_gemm_flops(dtype: str = "float32", device: str = "cpu", n: int | Non
         reference = a[0].astype(np.float64) @ b.astype(np.float64)
         if not np.allclose(c[0], reference, rtol=1e-3 if dtype == "float32" else 1e-10):
             raise RuntimeError(f"numpy matmul gave a wrong result for {dtype}: the BLAS install is broken")
-        stats = _quiet_bench(np.matmul, a, b, out=c, name=f"GEMM {dtype}", min_repeats=5, use_cuda=False)
+        stats = quiet_bench(np.matmul, a, b, out=c, name=f"GEMM {dtype}", min_repeats=5, use_cuda=False)
         library = "numpy"
     else:
         if dtype not in _GPU_DTYPES:
@@ -329,7 +322,7 @@ def measure_gemm_flops(dtype: str = "float32", device: str = "cpu", n: int | Non
         reference = a[0].double() @ b.double()
         if not torch.allclose(c[0].double(), reference, rtol=5e-2 if tdtype in (torch.float16, torch.bfloat16) else 1e-2):
             raise RuntimeError(f"torch matmul on the GPU gave a wrong result for {dtype}")
-        stats = _quiet_bench(torch.matmul, a, b, out=c, name=f"GEMM {dtype}", min_repeats=5, use_cuda=True)
+        stats = quiet_bench(torch.matmul, a, b, out=c, name=f"GEMM {dtype}", min_repeats=5, use_cuda=True)
         library = "torch cuda"
     flops = 2.0 * n**3 / stats.min_s
     return flops, f"GEMM {n}^3 {library} {dtype}, best of {stats.n}"
@@ -419,7 +412,7 @@ def measure_bandwidth(device: str = "cpu", nbytes_per_array: int | None = None) 
             fill(a, 0.0)
             fill(b, 1.0)
             fill(c, 2.0)
-            stats = _quiet_bench(
+            stats = quiet_bench(
                 triad, a, b, c, TRIAD_SCALAR, name="triad", warmup_s=0.0, budget_s=0.0,
                 min_repeats=repeats, use_cuda=False,
             )
@@ -432,7 +425,7 @@ def measure_bandwidth(device: str = "cpu", nbytes_per_array: int | None = None) 
         a = torch.zeros(n, device="cuda", dtype=torch.float64)
         b = torch.full((n,), 1.0, device="cuda", dtype=torch.float64)
         c = torch.full((n,), 2.0, device="cuda", dtype=torch.float64)
-        stats = _quiet_bench(
+        stats = quiet_bench(
             torch.add, b, c, alpha=TRIAD_SCALAR, out=a, name="triad", warmup_s=0.0, budget_s=0.0,
             min_repeats=repeats, use_cuda=True,
         )

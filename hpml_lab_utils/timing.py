@@ -225,6 +225,18 @@ def bench(
     return stats
 
 
+def quiet_bench(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Stats:
+    """:func:`bench` without its "timings are noisy" warning.
+
+    For figures reported as the best run (``Stats.min_s``: peaks, lecture
+    measurements): on a shared machine other programs only ever slow a run
+    down, so the warning would be noise. A median taken from the result is as
+    noisy as ``Stats.relative_iqr`` says.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*timings are noisy")
+        return bench(fn, *args, **kwargs)
+
 def speedup_ratios(
     fast_fn: Callable[..., Any],
     slow_fn: Callable[..., Any],
