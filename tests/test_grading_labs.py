@@ -42,12 +42,7 @@ pytestmark = pytest.mark.slow
 
 
 def autograded_points(source: Path) -> dict[str, float]:
-    points = {}
-    for cell in nbformat.read(source, as_version=4).cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-            points[meta["grade_id"]] = float(meta["points"])
-    return points
+    return {c.grade_id: c.points for c in pipeline.grade_cells(source) if c.autograded}
 
 
 def mutant_notebook(solved: nbformat.NotebookNode, answer_id: str, right: str, wrong: str) -> nbformat.NotebookNode:
