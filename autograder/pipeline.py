@@ -976,12 +976,12 @@ def grade_tasks(
                 _start_worker(lab, task, paths, snapshot, limits, jobs)
                 running.append(task)
 
+        from . import worker
+
         try:
             while queue or running:
                 fill()
                 time.sleep(0.02)
-                from . import worker
-
                 for task in list(running):
                     over = time.perf_counter() - task.started > limits.notebook_timeout_s + WALL_GRACE_S
                     if task.proc.poll() is None and not over:
