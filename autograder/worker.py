@@ -157,6 +157,30 @@ def _error_cells(nb, names: tuple[str, ...]) -> list[str]:
     return found
 
 
+def unsynced_sqlite() -> None:
+    """No fsync on commit for every SQLite database this process opens (this worker's own copy only).
+
+    nbgrader commits some 60 times while it grades one notebook; on a disk each
+    commit waits for fsync. The worker's gradebook is a scratch copy that the
+    main process merges and then throws away (a crash loses nothing but this
+    student's run, which is graded again), so ``synchronous=OFF`` and an
+    in-memory journal are safe here. Never call this in the main process,
+    which writes the real gradebook.
+    """
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    if not event.contains(Engine, "connect", _no_sync):
+        event.listen(Engine, "connect", _no_sync)
+
+
+def _no_sync(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA synchronous=OFF")
+    cursor.execute("PRAGMA journal_mode=MEMORY")
+    cursor.close()
+
+
 def grade(lab: str, student_id: str, job: Path) -> dict:
     """Run nbgrader autograde for one student against ``job/gradebook.db``; return what :data:`RESULT` holds."""
     import nbformat
@@ -164,6 +188,7 @@ def grade(lab: str, student_id: str, job: Path) -> dict:
     from . import pipeline
     from .paths import CoursePaths
 
+    unsynced_sqlite()
     paths = CoursePaths.from_env()
     cfg = pipeline.load_config(paths)
     db_url = f"sqlite:///{job / GRADEBOOK}"
