@@ -69,7 +69,7 @@ demo: setup sandbox-tools
 	$(BIN)/python -m autograder demo
 
 test: setup sandbox-tools browser-tools
-	HPML_FAST=1 $(BIN)/python -m pytest -q tests \
+	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=25 tests \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
 
 lab: setup
