@@ -35,6 +35,9 @@ MUTANTS = {
     # distillation without the T^2 factor on the soft-label term
     "lab06_compression": ("answer_distillation_loss", "test_distillation_loss",
                           ("return alpha * T ** 2 * kl + (1 - alpha) * ce", "return alpha * kl + (1 - alpha) * ce")),
+    # LoRA scaled by alpha instead of alpha / r
+    "lab07_transformers": ("answer_lora_linear", "test_lora_linear",
+                           ("self.scale = alpha / r", "self.scale = alpha")),
     # depthwise MACs counted as if the convolution were dense (forgets the groups)
     "lab08_nas": ("answer_count_macs", "test_count_macs",
                   ("total += batch * h * w * c_in * k * k  # depthwise", "total += batch * h * w * c_in * c_in * k * k  # depthwise")),
