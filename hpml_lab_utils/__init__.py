@@ -35,7 +35,7 @@ from .roofline import (  # noqa: E402
     ridge_point,
     theoretical_peak_flops,
 )
-from .timing import Stats, Timer, bench, speedup, speedup_ratios  # noqa: E402
+from .timing import Stats, Timer, bench, quiet_bench, speedup, speedup_ratios  # noqa: E402
 
 __all__ = [
     "KernelPoint",
@@ -57,6 +57,7 @@ __all__ = [
     "plot_grid_2d_owners",
     "plot_grid_stride_owners",
     "plot_roofline",
+    "quiet_bench",
     "report",
     "ridge_point",
     "seed_everything",
