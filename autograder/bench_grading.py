@@ -5,8 +5,9 @@ Builds a class of lab01 submissions (``perfect``, ``one_wrong`` and
 temporary folder and grades it, all in one run:
 
 1. the notebook's own execution time: plain ``nbclient`` runs (kernel start
-   included, ``HPML_FAST=1``, ``NBGRADER_EXECUTION=autograde`` as when
-   grading), the best of ``--repeats`` runs, of the perfect submission as the
+   included, the kernel killed after the last cell as our grading does,
+   ``HPML_FAST=1``, ``NBGRADER_EXECUTION=autograde`` as when grading), the best
+   of ``--repeats`` runs, of the perfect submission as the
    student sent it and of the notebook as grading must execute it (the
    student's answers plus the hidden tests: for the perfect student, the
    source notebook);
@@ -110,7 +111,10 @@ class Clock:
 
 
 def time_notebook(path: Path, repeats: int) -> tuple[float, float]:
-    """Best wall time of a plain nbclient run of one notebook (kernel start included), and that run's CPU seconds."""
+    """Best wall time of a plain nbclient run of one notebook (kernel start included), and that run's CPU seconds.
+
+    The kernel is killed after the last cell, as our grading does: its interpreter's exit is not the notebook's work.
+    """
     from nbclient import NotebookClient
 
     best, best_cpu = float("inf"), float("nan")
@@ -121,6 +125,7 @@ def time_notebook(path: Path, repeats: int) -> tuple[float, float]:
                 with Clock() as clock:
                     NotebookClient(nb, timeout=600, kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
                                    resources={"metadata": {"path": cwd}}, allow_errors=True,
+                                   shutdown_kernel="immediate",
                                    extra_arguments=["--IPKernelApp.log_level=ERROR"]).execute()
                 if clock.wall < best:
                     best, best_cpu = clock.wall, clock.cpu

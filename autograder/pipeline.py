@@ -543,21 +543,9 @@ def _interrupts_deferred():
 
 
 def _descendants(pid: int) -> set[int]:
-    """Process ids of every live descendant of ``pid`` (from /proc; empty where there is no /proc)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-        except (OSError, IndexError, ValueError):
-            continue
-    out, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in out:
-                out.add(child)
-                todo.append(child)
-    return out
+    from .sandbox import descendants
+
+    return descendants(pid)
 
 
 def _sessions(pids: set[int]) -> set[int]:

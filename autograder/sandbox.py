@@ -318,6 +318,30 @@ def process_limit_enforced() -> bool:
     return os.geteuid() != 0 or _pids_cgroup_root() is not None
 
 
+def descendants(pid: int) -> set[int]:
+    """Process ids of every live descendant of ``pid`` (from /proc; empty where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+def _is_bwrap(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/comm").read_text().strip() == kernel_launcher.BWRAP
+    return False
+
+
 # --------------------------------------------------------------------------- the kernel manager
 
 
@@ -391,6 +415,22 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._timer = threading.Timer(self.sandbox_limits.notebook_timeout_s, self._kill_for_timeout)
             self._timer.daemon = True
             self._timer.start()
+
+    async def _async_kill_kernel(self, restart: bool = False) -> None:
+        # shutdown_kernel(now=True) after the last cell. Under bubblewrap, SIGKILL the kernel and what it
+        # started *inside* the sandbox first: bubblewrap then reaps them and exits by itself, so the kernel's
+        # CPU time reaches the worker's accounts (killing bubblewrap first orphans the kernel, and the end of
+        # its pid namespace discards it)
+        proc = getattr(self.provisioner, "process", None)
+        if self.sandbox_level == BUBBLEWRAP and proc is not None and proc.poll() is None:
+            inside = [pid for pid in descendants(proc.pid) if not _is_bwrap(pid)]
+            for pid in inside:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 2.0
+            while inside and proc.poll() is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+        await super()._async_kill_kernel(restart=restart)
 
     def _kill_for_timeout(self) -> None:
         self.sandbox_killed_for = "notebook_timeout"

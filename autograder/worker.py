@@ -32,6 +32,7 @@ worker killed by the wall limit still tells which cell it was stuck in.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -345,6 +346,7 @@ def child_main(lab: str, student_id: str, job: str, env: dict) -> None:
     import signal
 
     os.setsid()
+    _drop_inherited_event_loop()  # before the signal set-up: closing a loop may restore handlers
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     fd = os.open(os.path.join(job, "worker.out"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 1)
@@ -354,6 +356,25 @@ def child_main(lab: str, student_id: str, job: str, env: dict) -> None:
     os.environ.clear()
     os.environ.update(env)
     sys.exit(main(["--lab", lab, "--student", student_id, "--job", job]))
+
+
+def _drop_inherited_event_loop() -> None:
+    """Close the asyncio loop this forked worker inherited, so that the kernel client makes its own.
+
+    The inherited loop's epoll instance is shared with the main process, and its
+    thread pool believes in threads that did not survive the fork: a
+    ``run_in_executor`` on it waits forever (seen when the main process had run
+    kernels itself, as the tests do).
+    """
+    import asyncio
+
+    from jupyter_core.utils import ensure_event_loop
+
+    loop = ensure_event_loop()  # jupyter_core's loop of this thread: the inherited one, if any
+    if not loop.is_running():
+        with contextlib.suppress(Exception):
+            loop.close()
+    asyncio.set_event_loop(None)
 
 
 def main(argv: list[str] | None = None) -> int:

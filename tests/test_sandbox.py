@@ -523,3 +523,61 @@ def test_notebook_timeout_and_dead_kernel_are_reported_not_fatal(tmp_path, monke
     first, second = [json.loads(l) for l in report.read_text().splitlines()]
     assert first["killed_for"] == "notebook_timeout"
     assert second["killed_for"] is None and second["exit_code"] == 3
+
+
+_IMMEDIATE_SHUTDOWN = """
+import sys
+from nbclient import NotebookClient
+import nbformat
+from autograder import bench_grading, sandbox
+
+bench_grading.become_subreaper()  # as the benchmark does: orphaned sandbox processes are reaped here
+nb = nbformat.reads(sys.stdin.read(), as_version=4)
+with bench_grading.Clock() as clock:
+    NotebookClient(nb, kernel_manager_class=sandbox.SandboxedKernelManager, timeout=60,
+                   shutdown_kernel="immediate").execute()
+print("CPU", clock.cpu)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", [LIMITS_ONLY, BUBBLEWRAP])
+def test_immediate_shutdown_kills_the_kernel_tree_and_keeps_its_cpu_time(level, tmp_path):
+    """Grading kills the kernel after its last cell (``Execute.shutdown_kernel = "immediate"``).
+
+    Nothing the kernel started may survive, and the benchmark's CPU seconds
+    must still include the kernel's: under bubblewrap the kernel inside is
+    killed first so that bubblewrap reaps it (killing bubblewrap first ends its
+    pid namespace, and the kernel's CPU time is lost with it).
+    """
+    if level == BUBBLEWRAP and not bwrap_works():
+        pytest.skip("bubblewrap not usable here (apt-get install bubblewrap)")
+    token = f"hpml-orphan-{uuid.uuid4().hex}"
+    nb = _notebook(
+        f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {token!r}])",
+        "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.0:\n    pass")
+    env = dict(os.environ, **{sandbox.SCRATCH_ENV: str(tmp_path), sandbox.ISOLATION_ENV: level,
+                              sandbox.LIMITS_ENV: TEST_LIMITS.to_json(), sandbox.REPORT_ENV: str(tmp_path / "k.jsonl")})
+    proc = subprocess.run([sys.executable, "-c", _IMMEDIATE_SHUTDOWN], input=nbformat.writes(nb), env=env,
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    cpu = float(proc.stdout.split("CPU")[-1])
+    assert cpu >= 0.9, f"only {cpu:.2f} s of the kernel's CPU time was accounted for"
+    (rec,) = [json.loads(line) for line in (tmp_path / "k.jsonl").read_text().splitlines()]
+    assert rec["killed_for"] is None
+
+    def alive_with_token() -> list[str]:
+        found = []
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                state = (cmdline.parent / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if token.encode() in cmdline.read_bytes() and state != "Z":  # zombies are dead
+                    found.append(cmdline.parent.name)
+            except (OSError, IndexError):
+                continue
+        return found
+
+    deadline = time.monotonic() + 5
+    while alive_with_token() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive_with_token(), "a process the kernel started outlived the kernel"
