@@ -346,7 +346,7 @@ def child_main(lab: str, student_id: str, job: str, env: dict) -> None:
     import signal
 
     os.setsid()
-    _drop_inherited_event_loop()  # before the signal set-up: closing a loop may restore handlers
+    _fresh_event_loop()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     fd = os.open(os.path.join(job, "worker.out"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 1)
@@ -358,23 +358,22 @@ def child_main(lab: str, student_id: str, job: str, env: dict) -> None:
     sys.exit(main(["--lab", lab, "--student", student_id, "--job", job]))
 
 
-def _drop_inherited_event_loop() -> None:
-    """Close the asyncio loop this forked worker inherited, so that the kernel client makes its own.
+def _fresh_event_loop() -> None:
+    """Give this forked worker an asyncio loop of its own for the kernel client.
 
-    The inherited loop's epoll instance is shared with the main process, and its
-    thread pool believes in threads that did not survive the fork: a
-    ``run_in_executor`` on it waits forever (seen when the main process had run
-    kernels itself, as the tests do).
+    The loop inherited from the main process shares its epoll instance with the
+    main process (and its thread pool has no threads left after the fork). It is
+    left alone, never closed: closing it would unregister the main process's
+    own file descriptors from that shared epoll and leave its loop deaf.
     """
     import asyncio
 
-    from jupyter_core.utils import ensure_event_loop
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    with contextlib.suppress(Exception):  # jupyter_core's run_sync keeps its own per-thread loop
+        from jupyter_core import utils
 
-    loop = ensure_event_loop()  # jupyter_core's loop of this thread: the inherited one, if any
-    if not loop.is_running():
-        with contextlib.suppress(Exception):
-            loop.close()
-    asyncio.set_event_loop(None)
+        utils._loop.set(loop)
 
 
 def main(argv: list[str] | None = None) -> int:
