@@ -542,12 +542,6 @@ def _interrupts_deferred():
     return ctx()
 
 
-def _descendants(pid: int) -> set[int]:
-    from .sandbox import descendants
-
-    return descendants(pid)
-
-
 def _sessions(pids: set[int]) -> set[int]:
     sids = set()
     for pid in pids:
@@ -565,7 +559,9 @@ def kill_job(proc: subprocess.Popen, kernel_pid: int | None = None) -> None:
     """
     import signal
 
-    pids = _descendants(proc.pid) | {proc.pid}
+    from .sandbox import descendants
+
+    pids = descendants(proc.pid) | {proc.pid}
     sessions = (_sessions(pids) | {proc.pid} | ({kernel_pid} if kernel_pid else set())) - {os.getsid(0)}
     for _ in range(3):  # a fork bomb can add processes while we kill: sweep a few times
         for stat in Path("/proc").glob("[0-9]*"):

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from autograder import cli, pipeline, sample_class
+from autograder import cli, pipeline, sample_class, sandbox
 from autograder.kernels import KernelMissing, ensure_kernels
 from autograder.paths import CoursePaths
 from autograder.preprocessors import CleanReleaseMetadata, RedactTracebacks
@@ -519,9 +519,9 @@ def test_kill_job_kills_the_whole_tree_and_new_sessions(tmp_path):
               "time.sleep(60)\n")
     proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
     deadline = _time.time() + 10
-    while not pipeline._descendants(proc.pid) and _time.time() < deadline:
+    while not sandbox.descendants(proc.pid) and _time.time() < deadline:
         _time.sleep(0.05)
-    tree = pipeline._descendants(proc.pid) | {proc.pid}
+    tree = sandbox.descendants(proc.pid) | {proc.pid}
     assert len(tree) == 2
     pipeline.kill_job(proc)
     _time.sleep(0.2)
