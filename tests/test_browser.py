@@ -2,8 +2,8 @@
 
 Student path: JupyterLab started the way ``make lab`` starts it (on a copy of
 ``labs/``, so nothing in the repository changes), lab01's release opened, every
-cell run in turn as a student would (Shift+Enter, waiting for each: "Run All"
-stops at the first failing test), then checked: the only errors are the
+code cell run in turn as a student would (select, Ctrl+Enter, wait for each:
+"Run All" stops at the first failing test), then checked: the only errors are the
 stubs' ``NotImplementedError``, the roofline figure is drawn, the tqdm bar of
 the peak measurement is a widget, the roofline explorer's dropdown redraws the
 plot, and the instructor-only nbgrader extensions are off.
@@ -21,6 +21,7 @@ say so. Screenshots go to ``$HPML_SCREENSHOT_DIR`` (default
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -162,7 +163,7 @@ def student(browser, tmp_path_factory):
         page.goto(server.api(f"/lab/tree/labs/{LAB}/{LAB}.ipynb"))
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
-        run_every_cell(page)
+        run_every_cell(page, server)
         page.keyboard.press("Control+s")
         saved = served / "labs" / LAB / f"{LAB}.ipynb"
         deadline = time.monotonic() + 30
@@ -182,20 +183,56 @@ def _has_outputs(path: Path) -> bool:
         return False
 
 
-def run_every_cell(page: Page) -> None:
-    """Run the cells one by one like a student (Shift+Enter), waiting for each code cell's execution count."""
+def run_every_cell(page: Page, server: LabServer) -> None:
+    """Run the code cells one by one like a student: select a cell, Ctrl+Enter, wait for its count.
+
+    A key press can be lost while the page is busy (a widget being drawn can take the focus), so a
+    cell whose prompt is still blank ``[ ]`` after a while, with the kernel idle, is selected and run
+    again. A cell that never finishes fails the test with its number, its prompt and its first line.
+    """
     cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
     count = cells.count()
     assert count > 20, f"only {count} cells in the page"
-    cells.nth(0).click()
-    page.keyboard.press("Escape")  # command mode
     for i in range(count):
         cell = cells.nth(i)
-        page.keyboard.press("Control+Enter" if i == count - 1 else "Shift+Enter")  # the last: no new cell
         if "jp-CodeCell" in (cell.get_attribute("class") or ""):
-            prompt = cell.locator(".jp-InputArea-prompt").element_handle()
-            page.wait_for_function("el => /\\[\\d+\\]/.test(el.textContent)", arg=prompt, timeout=180_000)
+            run_cell(page, cell, i, server)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+
+
+def run_cell(page: Page, cell, index: int, server: LabServer, timeout_s: float = 180, retry_after_s: float = 15) -> None:
+    """Select ``cell`` (click its prompt, command mode), press Ctrl+Enter, wait for ``[n]:`` in its prompt."""
+    prompt = cell.locator(".jp-InputArea-prompt")
+    start = time.monotonic()
+    tries = 0
+    while True:
+        tries += 1
+        prompt.click()
+        page.keyboard.press("Escape")  # command mode, whatever had the focus
+        page.keyboard.press("Control+Enter")
+        pressed = time.monotonic()
+        while time.monotonic() - pressed < retry_after_s or _counted(prompt) or _busy(page):
+            text = prompt.text_content() or ""
+            if re.search(r"\[\d+\]", text):
+                return
+            if time.monotonic() - start > timeout_s:
+                page.screenshot(path=str(screenshot_dir() / "student-lab01-stuck.png"))
+                source = (cell.locator(".jp-InputArea-editor").text_content() or "").strip().splitlines()
+                raise AssertionError(
+                    f"code cell {index} ({source[0] if source else ''!r}) did not finish in {timeout_s:.0f} s "
+                    f"after {tries} Ctrl+Enter; its prompt reads {text!r}; server log tail: "
+                    f"{server.log.read_text(errors='replace')[-1500:]}")
+            time.sleep(0.25)
+        # blank prompt, kernel idle: the key press was lost; select the cell and run it again
+
+
+def _counted(prompt) -> bool:
+    """The cell is queued or running (``[*]:``) or already done."""
+    return bool(re.search(r"\[(\*|\d+)\]", prompt.text_content() or ""))
+
+
+def _busy(page: Page) -> bool:
+    return page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() == 0
 
 
 def _cell_with(page: Page, text: str):
