@@ -217,9 +217,9 @@ def run_cell(page: Page, cell, index: int, server: LabServer, timeout_s: float =
                 return
             if time.monotonic() - start > timeout_s:
                 page.screenshot(path=str(screenshot_dir() / "student-lab01-stuck.png"))
-                source = (cell.locator(".jp-InputArea-editor").text_content() or "").strip().splitlines()
+                first_line = cell.locator(".jp-InputArea-editor .cm-line").first.text_content() or ""
                 raise AssertionError(
-                    f"code cell {index} ({source[0] if source else ''!r}) did not finish in {timeout_s:.0f} s "
+                    f"code cell {index} ({first_line[:80]!r}) did not finish in {timeout_s:.0f} s "
                     f"after {tries} Ctrl+Enter; its prompt reads {text!r}; server log tail: "
                     f"{server.log.read_text(errors='replace')[-1500:]}")
             time.sleep(0.25)
