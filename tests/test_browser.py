@@ -211,7 +211,7 @@ def run_cell(page: Page, cell, index: int, server: LabServer, timeout_s: float =
         page.keyboard.press("Escape")  # command mode, whatever had the focus
         page.keyboard.press("Control+Enter")
         pressed = time.monotonic()
-        while time.monotonic() - pressed < retry_after_s or _counted(prompt) or _busy(page):
+        while True:
             text = prompt.text_content() or ""
             if re.search(r"\[\d+\]", text):
                 return
@@ -222,13 +222,9 @@ def run_cell(page: Page, cell, index: int, server: LabServer, timeout_s: float =
                     f"code cell {index} ({first_line[:80]!r}) did not finish in {timeout_s:.0f} s "
                     f"after {tries} Ctrl+Enter; its prompt reads {text!r}; server log tail: "
                     f"{server.log.read_text(errors='replace')[-1500:]}")
+            if "[*]" not in text and time.monotonic() - pressed > retry_after_s and not _busy(page):
+                break  # blank prompt, kernel idle: the key press was lost; select the cell and run it again
             time.sleep(0.25)
-        # blank prompt, kernel idle: the key press was lost; select the cell and run it again
-
-
-def _counted(prompt) -> bool:
-    """The cell is queued or running (``[*]:``) or already done."""
-    return bool(re.search(r"\[(\*|\d+)\]", prompt.text_content() or ""))
 
 
 def _busy(page: Page) -> bool:
