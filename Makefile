@@ -5,6 +5,7 @@
 #   make formgrader  JupyterLab with nbgrader's Formgrader, for instructors
 #   make release  regenerate labs/ from solutions/
 #   make strip    remove outputs and execution counts from every notebook
+#   make mutants  grade every plausible wrong answer of tests/mutants (LAB=lab04 for one lab; ~25 min)
 #   make bench-grading  time class grading: ours (--jobs 1, 2) vs plain nbgrader (~10-15 min)
 
 PYTHON ?= python3
@@ -23,7 +24,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools browser-tools demo test lab formgrader release strip clean-work bench-grading
+.PHONY: setup sandbox-tools browser-tools demo test mutants lab formgrader release strip clean-work bench-grading
 
 setup: $(STAMP)
 
@@ -71,6 +72,10 @@ demo: setup sandbox-tools
 test: setup sandbox-tools browser-tools
 	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=25 tests \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
+
+# The mutation suite: each lab's mutants graded through the real autograder, then a kill table per lab.
+mutants: setup sandbox-tools
+	HPML_FAST=1 $(BIN)/python -m tests.mutants $(LAB)
 
 lab: setup
 	$(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) $(LAB_ARGS)
