@@ -54,7 +54,7 @@ MUTANTS = [
            "answer_generate", "            next_id = logits[:, -1, :].argmax(dim=-1, keepdim=True)\n            ids = torch.cat([ids, next_id], dim=1)\n            if step",
            "            next_id = logits[:, -2 if logits.shape[1] > 1 else -1, :].argmax(dim=-1, keepdim=True)\n"
            "            ids = torch.cat([ids, next_id], dim=1)\n            if step",
-           "test_generate"),
+           ("test_generate", "test_generate_speed")),  # the speed test also compares the two modes' tokens
     mutant("lora_scale_alpha",
            "scales the update by alpha instead of alpha / r",
            "answer_lora_linear", "self.scale = alpha / r", "self.scale = alpha",
@@ -72,7 +72,7 @@ MUTANTS = [
     mutant("lora_base_trainable",
            "forgets to freeze the base layer",
            "answer_lora_linear", "        for p in self.base.parameters():\n            p.requires_grad_(False)\n", "",
-           ("test_lora_linear", "test_trainable_parameters")),
+           "test_lora_linear"),
     mutant("lora_merge_without_scale",
            "merge() adds B A without the alpha / r factor",
            "answer_lora_linear", "self.base.weight += self.scale * (self.B @ self.A)", "self.base.weight += self.B @ self.A",
