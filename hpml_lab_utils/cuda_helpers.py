@@ -10,8 +10,8 @@ number that would mislead, and :func:`gpu_only` says so in one line.
 * :func:`time_kernel_ms`: median milliseconds of a launch between two CUDA events.
 * :func:`kernel_speedup`: median of interleaved per-round ratios ``t_slow / t_fast``.
 * :func:`transfer_bandwidth_gbs`: host-to-device and device-to-host GB/s, pageable vs pinned.
-* :func:`grid_stride_owners`, :func:`grid_2d_owners`: which thread handles which element,
-  recorded by a kernel (so the picture is measured, not drawn by hand), and
+* :func:`grid_stride_owners`, :func:`grid_2d_owners`: which thread handles which element
+  (the grid-stride map from its rule, the 2-D map recorded by a kernel), and
   :func:`plot_grid_stride_owners`, :func:`plot_grid_2d_owners` to show it.
 
 ``numba.cuda`` is imported inside the functions, never at module import: importing
@@ -174,17 +174,9 @@ def transfer_bandwidth_gbs(nbytes: int | None = None, repeats: int | None = None
 
 
 @lru_cache(maxsize=1)
-def _owner_kernels() -> tuple[Any, Any]:
-    """Kernels that record which thread touched which element (compiled on first use)."""
+def _grid_2d_owner_kernel() -> Any:
+    """A kernel that records which block and thread covers each element of a 2-D launch (compiled on first use)."""
     _cuda()
-
-    @cuda.jit
-    def grid_stride_owner(owner):
-        # the grid-stride loop of lab04's vector add: thread g handles g, g + G, g + 2G, ...
-        start = cuda.grid(1)
-        stride = cuda.gridsize(1)
-        for i in range(start, owner.shape[0], stride):
-            owner[i] = start
 
     @cuda.jit
     def grid_2d_owner(block_id, thread_id):
@@ -194,24 +186,20 @@ def _owner_kernels() -> tuple[Any, Any]:
             block_id[row, col] = cuda.blockIdx.y * cuda.gridDim.x + cuda.blockIdx.x
             thread_id[row, col] = cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.x
 
-    return grid_stride_owner, grid_2d_owner
+    return grid_2d_owner
 
 
 def grid_stride_owners(n: int, blocks: int, threads: int) -> np.ndarray:
     """Global thread index that handles each of ``n`` elements in a grid-stride loop (week 5, lab04).
 
-    Runs a kernel with ``blocks`` x ``threads`` threads in which thread
-    ``g = blockIdx.x * blockDim.x + threadIdx.x`` visits ``g, g + G, g + 2G, ...``
-    (``G = blocks * threads``) and writes ``g`` there. Returns an int64 array of
-    length ``n``; an element no thread visited would hold -1.
+    With ``G = blocks * threads`` threads, thread ``g = blockIdx.x * blockDim.x + threadIdx.x``
+    handles elements ``g, g + G, g + 2G, ...``, so element ``i`` belongs to thread ``i mod G``.
+    Computed on the host from that rule (writing the loop is lab04's exercise). Returns an
+    int64 array of length ``n``.
     """
     if n < 0 or blocks < 1 or threads < 1:
         raise ValueError("need n >= 0, blocks >= 1 and threads >= 1")
-    _cuda()
-    kernel, _ = _owner_kernels()
-    owner = cuda.to_device(np.full(max(int(n), 1), -1, dtype=np.int64))
-    kernel[int(blocks), int(threads)](owner)
-    return owner.copy_to_host()[: int(n)]
+    return np.arange(int(n), dtype=np.int64) % (int(blocks) * int(threads))
 
 
 def grid_2d_owners(shape: tuple[int, int], block: tuple[int, int]) -> dict[str, Any]:
@@ -232,8 +220,7 @@ def grid_2d_owners(shape: tuple[int, int], block: tuple[int, int]) -> dict[str, 
         raise ValueError("shape and block must be positive")
     grid = (math.ceil(cols / bx), math.ceil(rows / by))
     extent = (grid[1] * by, grid[0] * bx)
-    _cuda()
-    _, kernel = _owner_kernels()
+    kernel = _grid_2d_owner_kernel()
     block_id = cuda.to_device(np.full(extent, -1, dtype=np.int64))
     thread_id = cuda.to_device(np.full(extent, -1, dtype=np.int64))
     kernel[grid, (bx, by)](block_id, thread_id)
