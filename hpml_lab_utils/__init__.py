@@ -29,10 +29,8 @@ from .device import (  # noqa: E402
 from .roofline import (  # noqa: E402
     KernelPoint,
     Peaks,
-    attainable,
     measure_peaks,
     plot_roofline,
-    ridge_point,
     theoretical_peak_flops,
 )
 from .timing import Stats, Timer, bench, quiet_bench, speedup, speedup_ratios  # noqa: E402
@@ -43,7 +41,6 @@ __all__ = [
     "Stats",
     "Timer",
     "bench",
-    "attainable",
     "cuda_kernels_are_simulated",
     "fast_mode",
     "gpu_only",
@@ -59,7 +56,6 @@ __all__ = [
     "plot_roofline",
     "quiet_bench",
     "report",
-    "ridge_point",
     "seed_everything",
     "speedup",
     "speedup_ratios",

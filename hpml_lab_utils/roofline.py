@@ -93,14 +93,6 @@ class Peaks:
     measured_at: str
     fast: bool = False
 
-    def ridge_point(self, dtype: str = "float32") -> float:
-        """``flops[dtype] / bandwidth`` in FLOP/byte."""
-        return ridge_point(self.flops[dtype], self.bandwidth)
-
-    def attainable(self, ai: Any, dtype: str = "float32") -> Any:
-        """``min(flops[dtype], ai * bandwidth)`` in FLOP/s."""
-        return attainable(ai, self.flops[dtype], self.bandwidth)
-
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of JSON types (see :meth:`from_dict`)."""
         return dataclasses.asdict(self)
@@ -166,8 +158,10 @@ def theoretical_peak_flops(cores: int, ghz: float, flops_per_cycle: float) -> fl
     return float(cores) * float(ghz) * 1e9 * float(flops_per_cycle)
 
 
-def attainable(ai: Any, peak_flops: float, peak_bandwidth: float) -> Any:
-    """Roofline bound ``min(peak_flops, ai * peak_bandwidth)`` in FLOP/s (week 2, lab01).
+# The bound and the ridge point are private: they are what lab01 asks students to write
+# (attainable_gflops, is_memory_bound), and the plots below need them.
+def _attainable(ai: Any, peak_flops: float, peak_bandwidth: float) -> Any:
+    """Roofline bound ``min(peak_flops, ai * peak_bandwidth)`` in FLOP/s for the plots.
 
     ``ai`` in FLOP/byte (a float or a numpy array), ``peak_flops`` in FLOP/s,
     ``peak_bandwidth`` in bytes/s. Returns a float for a scalar ``ai``, else an array.
@@ -176,8 +170,8 @@ def attainable(ai: Any, peak_flops: float, peak_bandwidth: float) -> Any:
     return float(bound) if bound.ndim == 0 else bound
 
 
-def ridge_point(peak_flops: float, peak_bandwidth: float) -> float:
-    """Arithmetic intensity where the roofs meet: ``peak_flops / peak_bandwidth`` in FLOP/byte (week 2)."""
+def _ridge_point(peak_flops: float, peak_bandwidth: float) -> float:
+    """Arithmetic intensity where the roofs meet: ``peak_flops / peak_bandwidth`` in FLOP/byte, for the plots."""
     return float(peak_flops) / float(peak_bandwidth)
 
 
@@ -588,7 +582,7 @@ def plot_roofline(
     and labelled with its value and source ("DRAM 21 GB/s [triad]",
     "FP32 181 GFLOP/s [GEMM]"); ``dtype`` picks the compute roof that the
     ridge point and the points are checked against. A point more than 5%
-    above ``attainable(ai)`` gets a red cross and an :class:`AboveRoofWarning`:
+    above ``_attainable(ai)`` gets a red cross and an :class:`AboveRoofWarning`:
     its FLOPs, bytes or time are almost certainly miscounted.
     """
     if dtype not in peaks.flops:
@@ -600,7 +594,7 @@ def plot_roofline(
     points = list(points)
     bandwidth = peaks.bandwidth
     roof = peaks.flops[dtype]
-    ridge = ridge_point(roof, bandwidth)
+    ridge = _ridge_point(roof, bandwidth)
     top = max(peaks.flops.values())
 
     ais = [p.ai for p in points]
@@ -653,7 +647,7 @@ def plot_roofline(
 
     # kernels; labels of points in the right third go to their left, to stay inside the axes
     for point in points:
-        bound = attainable(point.ai, roof, bandwidth)
+        bound = _attainable(point.ai, roof, bandwidth)
         achieved = point.flops_per_s
         x, y = point.ai, achieved / 1e9
         on_right = math.log(x / x_lo) > 0.65 * math.log(x_hi / x_lo)
@@ -711,7 +705,7 @@ def explore(peaks: Peaks, points: Sequence[KernelPoint] = (), dtype: str = "floa
 
     names = sorted(peaks.flops, key=lambda name: -peaks.flops[name])
     roof_menu = widgets.Dropdown(options=names, value=dtype if dtype in names else names[0], description="roof")
-    ridge = ridge_point(peaks.flops[roof_menu.value], peaks.bandwidth)
+    ridge = _ridge_point(peaks.flops[roof_menu.value], peaks.bandwidth)
     intensity = widgets.FloatLogSlider(value=ridge / 4, base=10, min=math.log10(ridge) - 2.5,
                                        max=math.log10(ridge) + 1.5, step=0.05, description="FLOP/byte",
                                        readout_format=".3g", continuous_update=False)
@@ -720,7 +714,7 @@ def explore(peaks: Peaks, points: Sequence[KernelPoint] = (), dtype: str = "floa
     def draw(_change: Any = None) -> None:
         roof = peaks.flops[roof_menu.value]
         x = intensity.value
-        y = attainable(x, roof, peaks.bandwidth)
+        y = _attainable(x, roof, peaks.bandwidth)
         with out:
             out.clear_output(wait=True)
             ax = plot_roofline(peaks, points, dtype=roof_menu.value)
