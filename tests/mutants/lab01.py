@@ -105,3 +105,41 @@ MUTANTS = [
            "answer_float32_running_sum", "total = np.float32(0.0)", "total = 0.0",
            "test_float32_running_sum"),
 ]
+MUTANTS += [
+    mutant("timer_mean",
+           "returns the mean of the timed calls: one interrupted call moves it",
+           "answer_median_time_s",
+           "    times.sort()\n    middle = len(times) // 2\n"
+           "    return float(times[middle] if len(times) % 2 else (times[middle - 1] + times[middle]) / 2)",
+           "    return float(sum(times) / len(times))",
+           "test_median_time_s"),
+    mutant("timer_no_warmup",
+           "times the warm-up calls too",
+           "answer_median_time_s", "    for _ in range(warmup):\n        fn(*args)\n", "",
+           "test_median_time_s"),
+    mutant("timer_total_not_per_call",
+           "times the repeats together and reports the total",
+           "answer_median_time_s",
+           "    times = []\n    for _ in range(repeats):\n        start = time.perf_counter()\n        fn(*args)\n"
+           "        times.append(time.perf_counter() - start)\n",
+           "    start = time.perf_counter()\n    for _ in range(repeats):\n        fn(*args)\n"
+           "    times = [time.perf_counter() - start]\n",
+           "test_median_time_s"),
+    mutant("unrolled_one_chain",
+           "one accumulator after all: the loop is unrolled but the additions still form a single chain",
+           "answer_dot_numba_unrolled",
+           "        s1 += np.float64(a[i + 1]) * b[i + 1]\n        s2 += np.float64(a[i + 2]) * b[i + 2]\n"
+           "        s3 += np.float64(a[i + 3]) * b[i + 3]",
+           "        s0 += np.float64(a[i + 1]) * b[i + 1]\n        s0 += np.float64(a[i + 2]) * b[i + 2]\n"
+           "        s0 += np.float64(a[i + 3]) * b[i + 3]",
+           "test_dot_numba_unrolled"),
+    mutant("unrolled_drops_remainder",
+           "forgets the last n % 4 elements",
+           "answer_dot_numba_unrolled", "    for i in range(n - n % 4, n):\n        s0 += np.float64(a[i]) * b[i]\n", "",
+           "test_dot_numba_unrolled"),
+    mutant("unrolled_float32_products",
+           "multiplies in float32 and adds the float32 products",
+           "answer_dot_numba_unrolled",
+           "        s0 += np.float64(a[i]) * b[i]\n        s1", "        s0 += a[i] * b[i]\n        s1",
+           "test_dot_numba_unrolled"),
+]
