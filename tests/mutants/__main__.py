@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
             problems.append(f"{lab}: the reference lost points: {reference.status} {reference.failed_tests}")
         for o in outcomes:
             if not o.exact:
-                what = "SURVIVED" if not o.killed else "killed, other cells"
+                what = ("NOT GRADED" if o.status not in ("graded", "late") and not o.killed
+                        else "SURVIVED" if not o.killed else "killed, other cells")
                 problems.append(f"{lab}: {o.mutant.name} ({o.mutant.why}): {what}; status {o.status}; "
                                 f"failed {sorted(o.failed)}, expected {sorted(o.mutant.fails)}")
         killed = sum(o.killed for o in outcomes)

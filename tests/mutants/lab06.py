@@ -6,7 +6,7 @@ MUTANTS = [
     mutant("prune_floor_count",
            "int(sparsity * numel) instead of round: one weight too few whenever the fraction is .5 or more",
            "answer_magnitude_prune", "n_prune = round(sparsity * weight.numel())", "n_prune = int(sparsity * weight.numel())",
-           ("test_magnitude_prune", "test_sensitivity_scan")),  # the scan prunes with magnitude_prune
+           "test_magnitude_prune"),
     mutant("prune_threshold_ties",
            "prunes everything at or below the k-th smallest |w|: ties prune too many",
            "answer_magnitude_prune",
@@ -18,7 +18,7 @@ MUTANTS = [
     mutant("prune_largest",
            "removes the largest weights",
            "answer_magnitude_prune", "n_prune, largest=False).indices", "n_prune, largest=True).indices",
-           ("test_magnitude_prune", "test_sensitivity_scan")),
+           "test_magnitude_prune"),
     mutant("nm_groups_along_last_dim",
            "groups m consecutive entries along the last dimension instead of the input channels",
            "answer_nm_mask", "    w = weight.detach().abs().movedim(1, -1)", "    w = weight.detach().abs()",
@@ -62,12 +62,11 @@ MUTANTS = [
            "        x_min = (xd.amin(dim=dims, keepdim=True) if dims else xd).clamp(max=0)",
            "        x_max = (xd.amax(dim=dims, keepdim=True) if dims else xd)\n"
            "        x_min = (xd.amin(dim=dims, keepdim=True) if dims else xd)",
-           # fake_quantize is built on linear_quantize, as the text asks
-           ("test_linear_quantize", "test_linear_quantize_per_channel", "test_fake_quantize")),
+           ("test_linear_quantize", "test_linear_quantize_per_channel")),
     mutant("quant_zero_point_not_rounded",
            "truncates the zero point instead of rounding it",
            "answer_linear_quantize", "torch.round(q_min - x_min / scale)", "torch.trunc(q_min - x_min / scale)",
-           ("test_linear_quantize", "test_linear_quantize_per_channel", "test_fake_quantize")),
+           ("test_linear_quantize", "test_linear_quantize_per_channel")),
     mutant("quant_symmetric_full_range",
            "symmetric with all 2**bits codes (the course notes' 2 max|x| / (2**bits - 1)): the grid is not symmetric",
            "answer_linear_quantize", "        q_min = -q_max  # the restricted range: -x is stored as -q\n", "",
