@@ -1,6 +1,6 @@
 """lab03_pytorch_performance: mistakes students make (see tests/mutants/__init__.py)."""
 
-from . import mutant
+from . import Mutant, mutant
 
 MUTANTS = [
     mutant("bytecode_unique_names",
@@ -102,4 +102,20 @@ MUTANTS = [
            "checks the input with .item(), which breaks the graph",
            "answer_fused_gelu", "    inner = math.sqrt(", "    if float(x.abs().max().item()) < 0:\n        return x\n    inner = math.sqrt(",
            "test_fused_gelu"),
+]
+MUTANTS += [
+    mutant("executed_static_count",
+           "returns the static count of the bytecode, not what ran",
+           "answer_executed_ops", "    previous = sys.gettrace()\n",
+           "    return collections.Counter(names.values())\n    previous = sys.gettrace()\n",
+           "test_executed_ops"),
+    Mutant("executed_counts_callees",
+           "traces every new frame, so the instructions of the functions fn calls are counted too",
+           (("answer_executed_ops", "counts[names[frame.f_lasti]] += 1", "counts[dis.opname[frame.f_code.co_code[frame.f_lasti]]] += 1"),
+            ("answer_executed_ops", 'if event == "call" and frame.f_code is code:', 'if event == "call":')),
+           frozenset({"test_executed_ops"})),
+    mutant("executed_no_restore",
+           "switches tracing off afterwards instead of restoring the previous trace function",
+           "answer_executed_ops", "        sys.settrace(previous)", "        sys.settrace(None)",
+           "test_executed_ops"),
 ]
