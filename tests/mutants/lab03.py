@@ -119,3 +119,22 @@ MUTANTS += [
            "answer_executed_ops", "        sys.settrace(previous)", "        sys.settrace(None)",
            "test_executed_ops"),
 ]
+MUTANTS += [
+    mutant("gelu_backward_forgets_chain_rule",
+           "returns the derivative without multiplying by grad_output",
+           "answer_gelu_backward", "return grad_output * derivative", "return derivative",
+           "test_gelu_backward"),
+    mutant("gelu_backward_drops_factor_three",
+           "differentiates x^3 as x^2",
+           "answer_gelu_backward", "(1.0 + 3.0 * 0.044715 * x * x)", "(1.0 + 0.044715 * x * x)",
+           "test_gelu_backward"),
+    Mutant("gelu_backward_saves_tanh",
+           "saves x and the forward's tanh for backward instead of recomputing it",
+           (("answer_gelu_backward", "        ctx.save_for_backward(x)\n        return fused_gelu(x)",
+             "        t = torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x))\n"
+             "        ctx.save_for_backward(x, t)\n        return 0.5 * x * (1.0 + t)"),
+            ("answer_gelu_backward", "        (x,) = ctx.saved_tensors\n        c = math.sqrt(2.0 / math.pi)\n"
+             "        t = torch.tanh(c * (x + 0.044715 * x * x * x))\n",
+             "        x, t = ctx.saved_tensors\n        c = math.sqrt(2.0 / math.pi)\n")),
+           frozenset({"test_gelu_backward"})),
+]
