@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from autograder import pipeline
-from autograder.paths import CoursePaths
-from autograder.records import StatusStore
-from autograder.sample_class.build import solved_notebook
 
 import mutants
 
@@ -35,26 +31,11 @@ def autograded_points(source: Path) -> dict[str, float]:
 @pytest.fixture(scope="module", params=LABS)
 def graded(request, tmp_path_factory):
     lab = request.param
-    source = ROOT / "solutions" / lab / f"{lab}.ipynb"
     chosen = [m for m in mutants.load(lab) if m.name in mutants.CI_SUBSET[lab]]
     assert len(chosen) == len(mutants.CI_SUBSET[lab]), f"{lab}: CI_SUBSET names a mutant that tests/mutants lacks"
-    work = tmp_path_factory.mktemp(f"grading-{lab}")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HPML_GRADING_DIR", str(work))
-        mp.delenv("HPML_COURSE_ROOT", raising=False)
-        paths = CoursePaths.from_env()
-        release = pipeline.register_lab(lab, paths)[0]
-        solved = solved_notebook(source, release)
-        submissions = {
-            "perfect": solved,
-            "untouched": nbformat.read(release, as_version=4),
-        } | {m.name: mutants.apply(solved, m) for m in chosen}
-        for student, nb in submissions.items():
-            (work / "class" / student).mkdir(parents=True)
-            nbformat.write(nb, work / "class" / student / f"{lab}.ipynb")
-        pipeline.autograde_class(lab, work / "class", paths, progress=None, jobs=2)
-        results = {r.student_id: r for r in StatusStore(paths.statuses).results(lab)}
-        yield {"lab": lab, "results": results, "points": autograded_points(source), "mutants": chosen}
+    results = mutants.grade_class(lab, chosen, tmp_path_factory.mktemp(f"grading-{lab}"), jobs=2, untouched=True)
+    source = ROOT / "solutions" / lab / f"{lab}.ipynb"
+    return {"lab": lab, "results": results, "points": autograded_points(source), "mutants": chosen}
 
 
 def autograded_score(result, points: dict[str, float]) -> float:
@@ -62,14 +43,14 @@ def autograded_score(result, points: dict[str, float]) -> float:
 
 
 def test_reference_solution_gets_every_autograded_point(graded):
-    r = graded["results"]["perfect"]
+    r = graded["results"][mutants.REFERENCE]
     assert r.status == "graded", r.message
     assert r.failed_tests == [], f"{graded['lab']}: the reference solution failed {r.failed_tests}"
     assert r.score == sum(graded["points"].values())  # from the gradebook: written answers await manual grading
 
 
 def test_untouched_release_gets_zero(graded):
-    r = graded["results"]["untouched"]
+    r = graded["results"][mutants.UNTOUCHED]
     assert r.status == "graded", r.message
     assert sorted(r.failed_tests) == sorted(graded["points"]), "every autograded cell must fail on the release"
     assert r.score == 0

@@ -19,11 +19,13 @@ import importlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = "reference"
+UNTOUCHED = "untouched"
 
 
 @dataclass(frozen=True)
@@ -99,33 +101,34 @@ class Outcome:
         return self.failed == self.mutant.fails
 
 
-def grade_mutants(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = None,
-                  progress=None) -> tuple[object, list[Outcome]]:
-    """Grade the reference and each mutant of ``lab`` in ``work`` (a fresh folder); return (reference, outcomes)."""
+def grade_class(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = None, progress=None,
+                untouched: bool = False) -> dict[str, object]:
+    """Grade the reference (student ``REFERENCE``), each mutant (student = its name) and, if ``untouched``,
+    the release as it is (student ``UNTOUCHED``) in ``work``, a fresh folder; return student -> GradeResult."""
     from autograder import pipeline
     from autograder.paths import CoursePaths
     from autograder.records import StatusStore
     from autograder.sample_class.build import solved_notebook
 
-    before = {k: os.environ.get(k) for k in ("HPML_GRADING_DIR", "HPML_COURSE_ROOT")}
-    os.environ["HPML_GRADING_DIR"] = str(work)
-    os.environ.pop("HPML_COURSE_ROOT", None)
-    try:
+    with mock.patch.dict(os.environ, {"HPML_GRADING_DIR": str(work)}):
+        os.environ.pop("HPML_COURSE_ROOT", None)
         paths = CoursePaths.from_env()
         release = pipeline.register_lab(lab, paths)[0]
         solved = solved_notebook(ROOT / "solutions" / lab / f"{lab}.ipynb", release)
         students = {REFERENCE: solved} | {m.name: apply(solved, m) for m in mutants}
+        if untouched:
+            students[UNTOUCHED] = nbformat.read(release, as_version=4)
         for student, nb in students.items():
             (work / "class" / student).mkdir(parents=True)
             nbformat.write(nb, work / "class" / student / f"{lab}.ipynb")
         pipeline.autograde_class(lab, work / "class", paths, progress=progress, jobs=jobs)
-        results = {r.student_id: r for r in StatusStore(paths.statuses).results(lab)}
-    finally:
-        for k, v in before.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        return {r.student_id: r for r in StatusStore(paths.statuses).results(lab)}
+
+
+def grade_mutants(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = None,
+                  progress=None) -> tuple[object, list[Outcome]]:
+    """Grade the reference and each mutant of ``lab`` in ``work`` (a fresh folder); return (reference, outcomes)."""
+    results = grade_class(lab, mutants, work, jobs=jobs, progress=progress)
     outcomes = [Outcome(m, results[m.name].status, frozenset(results[m.name].failed_tests)) for m in mutants]
     return results[REFERENCE], outcomes
 
