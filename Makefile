@@ -6,6 +6,8 @@
 #   make release  regenerate labs/ from solutions/
 #   make strip    remove outputs and execution counts from every notebook
 #   make mutants  grade every plausible wrong answer of tests/mutants (LAB=lab04 for one lab; ~25 min)
+#   make stress-kernels  run every lab and week notebook RUNS times (default 5) on a busy machine;
+#                 report hung and unusually slow cells (~45 min on 2 cores)
 #   make bench-grading  time class grading: ours (--jobs 1, 2) vs plain nbgrader (~10-15 min)
 
 PYTHON ?= python3
@@ -24,7 +26,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools browser-tools demo test mutants lab formgrader release strip clean-work bench-grading
+.PHONY: setup sandbox-tools browser-tools demo test mutants lab formgrader release strip clean-work bench-grading stress-kernels
 
 setup: $(STAMP)
 
@@ -76,6 +78,11 @@ test: setup sandbox-tools browser-tools
 # The mutation suite: each lab's mutants graded through the real autograder, then a kill table per lab.
 mutants: setup sandbox-tools
 	HPML_FAST=1 $(BIN)/python -m tests.mutants $(LAB)
+
+# Every notebook headless, several at once beside CPU burners: hung cells (lost replies) and outliers.
+RUNS ?= 5
+stress-kernels: setup
+	HPML_FAST=1 $(BIN)/python -m tests.stress_kernels --runs $(RUNS)
 
 lab: setup
 	$(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) $(LAB_ARGS)

@@ -76,11 +76,11 @@ import time
 import uuid
 from pathlib import Path
 
-from jupyter_client.manager import AsyncKernelManager
 from nbgrader.preprocessors import Execute
 
 from . import kernel_launcher
 from .limits import Limits
+from .reply_channel import PromptKernelManager
 
 SCRATCH_ENV = "HPML_SANDBOX_SCRATCH"
 LIMITS_ENV = "HPML_SANDBOX_LIMITS"
@@ -345,8 +345,11 @@ def _is_bwrap(pid: int) -> bool:
 # --------------------------------------------------------------------------- the kernel manager
 
 
-class SandboxedKernelManager(AsyncKernelManager):
+class SandboxedKernelManager(PromptKernelManager):
     """An ``AsyncKernelManager`` that starts the kernel through :mod:`autograder.kernel_launcher`.
+
+    Its clients poll the shell channel in slices (:mod:`autograder.reply_channel`), so a widget cell
+    cannot make nbclient sleep through a reply until the cell timeout.
 
     When created it reads the environment variables of this module: the
     kernel's cwd is the scratch folder (whatever ``cwd`` nbclient asks for), the
