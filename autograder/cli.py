@@ -25,7 +25,7 @@ from pathlib import Path
 from . import pipeline
 from .kernels import KernelMissing
 from .paths import CourseRootNotFound, CoursePaths
-from .records import SCORED_IN_GRADEBOOK, GradeResult, StatusStore
+from .records import GradeResult, StatusStore, scored_in_gradebook
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -189,7 +189,7 @@ def cmd_feedback(args, paths: CoursePaths) -> int:
         print(f"{sid}: {where}")
     bad = sum(1 for where in out.values() if not isinstance(where, Path))
     for r in StatusStore(paths.statuses).results(args.lab):
-        if r.status not in SCORED_IN_GRADEBOOK and (not args.student or r.student_id in args.student):
+        if not scored_in_gradebook(r) and (not args.student or r.student_id in args.student):
             print(f"{r.student_id}: no feedback ({r.status}: {r.message})")
     if not out:
         print(f"no graded submissions of {args.lab} in {paths.work}")

@@ -19,6 +19,9 @@ when run from ``autograder/``.
   folder, limits, bubblewrap when it works; configured by the ``HPML_SANDBOX_*``
   variables the grading worker sets), between ``tamper.InsertTamperGuards`` and
   ``tamper.AuditTamperGuards`` (replaced comparison functions score zero).
+- Points follow test results: a test cell scores by its asserts, whatever it
+  writes to stderr (``scoring.SaveAutoGradesByTests``; nbgrader alone scores
+  any stderr output zero). The stderr text stays in the feedback.
 - Release: no outputs, no execution counts, no volatile metadata.
 - Feedback: hidden test code is cleared from the sources, and error outputs of
   test cells are cut to ``ExceptionName: message`` so that no traceback quotes
@@ -57,10 +60,10 @@ from nbgrader.preprocessors import (
     LimitOutput,
     OverwriteCells,
     OverwriteKernelspec,
-    SaveAutoGrades,
 )
 
 from autograder.sandbox import SandboxedExecute
+from autograder.scoring import SaveAutoGradesByTests
 from autograder.tamper import AuditTamperGuards, DropUnknownGradeIds, InsertTamperGuards
 
 c = get_config()  # noqa: F821 (injected by traitlets' config loader)
@@ -107,7 +110,7 @@ c.Autograde.autograde_preprocessors = [
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
-    SaveAutoGrades,
+    SaveAutoGradesByTests,  # nbgrader's SaveAutoGrades, except that stderr output does not cost points
     AssignLatePenalties,
     CheckCellMetadataOnce,
 ]

@@ -57,11 +57,11 @@ from .records import (
     KERNEL_DIED,
     LATE,
     MEMORY_LIMIT,
-    SCORED_IN_GRADEBOOK,
     TAMPERED,
     TIMED_OUT,
     GradeResult,
     StatusStore,
+    scored_in_gradebook,
 )
 from .submissions import STUDENT_ID, InvalidNotebook, Submission, discover, extract_zip, read_notebook, unwrap
 
@@ -277,10 +277,11 @@ class LabValidation:
 def validate_lab(lab: str, paths: CoursePaths | None = None, cfg: Config | None = None) -> LabValidation:
     """Every source notebook passes all its tests; every released notebook fails every autograded test.
 
-    Uses :class:`nbgrader.validator.Validator` (``nbgrader validate`` exits 0 even
-    when tests fail), with ``invert=True`` for the release.
+    Uses nbgrader's ``Validator`` (``nbgrader validate`` exits 0 even when tests
+    fail) with the grading rule of :mod:`autograder.scoring` (stderr output does
+    not fail a test cell), and ``invert=True`` for the release.
     """
-    from nbgrader.validator import Validator
+    from .scoring import ValidatorByTests as Validator
 
     paths = paths or CoursePaths.from_env()
     cfg = cfg or load_config(paths)
@@ -619,6 +620,8 @@ def _start_worker(lab: str, task: GradingTask, paths: CoursePaths, snapshot: Pat
                HPML_CELL_TIMEOUT=str(limits.cell_timeout_s), HPML_MAX_OUTPUT_BYTES=str(limits.max_output_bytes),
                **ENV_FOR_KERNELS)
     env.update(kernel_threads(jobs))
+    # the worker stops sending cells at this soft limit and saves the grades of what ran, before the hard kill
+    env["HPML_NOTEBOOK_DEADLINE"] = str(time.time() + limits.notebook_timeout_s - soft_limit_margin_s(limits))
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     if limits.lab_limits is not None and hasattr(limits.lab_limits, "to_env"):
         limits.lab_limits.to_env(env)
@@ -838,9 +841,28 @@ def _finish_task(lab: str, task: GradingTask, paths: CoursePaths, limits: Gradin
     if late_s > 0:
         status = LATE
         notes.append(f"submitted {late_s / 3600:.1f} h after the due date")
+    stopped = res.get("stopped") or {}
     if timed_out:
         status = TIMED_OUT
-        notes.append(f"ran over the cell limit of {limits.cell_timeout_s} s in {_cells_text(timed_out)}")
+        over = [c for c in timed_out if not (stopped.get("why") == "wall" and c == stopped.get("cell"))]
+        if over:
+            notes.append(f"ran over the cell limit of {limits.cell_timeout_s} s in {_cells_text(over)}")
+    if stopped:
+        cell, kept = stopped.get("cell", "?"), "the cells after it did not run; tests that passed before it keep their points"
+        if stopped.get("why") == "died":
+            status = KERNEL_DIED
+            signals = [k.get("signal") for k in res.get("kernel") or [] if k.get("signal") in (6, 9)]
+            if signals:
+                status = MEMORY_LIMIT
+            how = f"was killed (signal {signals[0]}), most likely over the memory limit" if signals \
+                else "died (os._exit, a crash or a signal)"
+            notes.append(f"the kernel {how} in {cell}; {kept}")
+        elif stopped.get("why") == "stuck":
+            status = TIMED_OUT
+            notes.append(f"{cell} did not stop when interrupted; {kept}")
+        else:
+            status = TIMED_OUT
+            notes.append(f"the notebook reached its wall limit of {limits.notebook_timeout_s:g} s in {cell}; {kept}")
     if memory:
         status = MEMORY_LIMIT
         notes.append(f"MemoryError in {_cells_text(memory)}")
@@ -852,6 +874,11 @@ def _finish_task(lab: str, task: GradingTask, paths: CoursePaths, limits: Gradin
                   timed_out_cells=timed_out, tampering=tampering, detail=detail, in_gradebook=True)
     result.max_score = scores.max_score
     return result
+
+
+def soft_limit_margin_s(limits: GradingLimits) -> float:
+    """Time kept between the worker's soft wall limit and the hard kill: for nbgrader to save the grades."""
+    return min(30.0, max(5.0, 0.1 * limits.notebook_timeout_s))
 
 
 def task_over_limit(task: GradingTask, limits: GradingLimits) -> bool:
@@ -866,7 +893,7 @@ def _skip_reason(lab: str, task: GradingTask, store: StatusStore, version: str, 
         return None
     if prev.submission_hash != task.sub_hash or prev.lab_version != version:
         return None
-    if prev.in_gradebook or (prev.in_gradebook is None and prev.status in SCORED_IN_GRADEBOOK):
+    if scored_in_gradebook(prev):
         from nbgrader.api import MissingEntry
 
         with gradebook(paths) as gb:
@@ -1174,7 +1201,7 @@ def feedback_lab(lab: str, paths: CoursePaths | None = None, students: list[str]
     cfg.HTMLExporter.template_name = "feedback"
     store = StatusStore(paths.statuses)
     if students is None:
-        graded = {r.student_id for r in store.results(lab) if r.status in SCORED_IN_GRADEBOOK}
+        graded = {r.student_id for r in store.results(lab) if scored_in_gradebook(r)}
         on_disk = {p.parent.name for p in paths.autograded.glob(f"*/{lab}") if p.is_dir()}
         students = sorted(graded & on_disk if store.results(lab) else on_disk)
     names = notebook_names(lab, paths)
@@ -1209,7 +1236,7 @@ def collect_results(paths: CoursePaths | None = None, labs: list[str] | None = N
             if rec is None:
                 rec = GradeResult(sid, GRADED, lab=lab)
                 note = "graded outside this tool (no status record)"
-            elif rec.status not in SCORED_IN_GRADEBOOK:
+            elif not scored_in_gradebook(rec):
                 continue
             else:
                 note = "; ".join(x for x in (rec.detail, rec.note) if x)

@@ -43,6 +43,9 @@ TIMED_OUT = "timed out"
 KERNEL_DIED = "kernel died"
 MEMORY_LIMIT = "memory limit"
 TAMPERED = "tampered"
+# cell metadata set by the grading worker on a cell it did not (fully) run: the kernel had died, was stuck,
+# or the notebook was out of time; the tamper audit then expects no verdict from that cell
+NOT_RUN_KEY = "hpml_not_run"
 STATUSES = (GRADED, LATE, TIMED_OUT, KERNEL_DIED, MEMORY_LIMIT, INVALID_NOTEBOOK, TAMPERED, GRADER_ERROR)
 #: statuses whose score is in the gradebook (the notebook ran to its end and nbgrader scored it)
 SCORED_IN_GRADEBOOK = (GRADED, LATE, TIMED_OUT, MEMORY_LIMIT, TAMPERED)
@@ -153,3 +156,8 @@ def write_csv(rows: Iterable[GradeResult], out) -> int:
         with open(out, "w", newline="", encoding="utf-8") as fh:
             _write(fh)
     return len(rows)
+
+
+def scored_in_gradebook(result: GradeResult) -> bool:
+    """Whether ``result``'s points live in the gradebook (older records, without ``in_gradebook``: by status)."""
+    return result.in_gradebook if result.in_gradebook is not None else result.status in SCORED_IN_GRADEBOOK

@@ -96,6 +96,8 @@ from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import List
 
+from .records import NOT_RUN_KEY
+
 EXCEPTION_NAME = "TamperingDetected"
 GUARD_MIME = "application/vnd.hpml.guard+json"
 SETUP_KEY = "hpml_tamper"  # cell metadata key of the guard setup cell
@@ -601,7 +603,8 @@ class AuditTamperGuards(NbGraderPreprocessor):
                     out["traceback"] = [f"{EXCEPTION_NAME}: {out.get('evalue', '')}"]
                 outputs.append(out)
             cell.outputs = outputs
-            if line is not None:
+            # a cell the grader did not (fully) run has its NotRun error and no verdict to check
+            if line is not None and NOT_RUN_KEY not in cell.metadata:
                 self._enforce(cell, cell_id, verdicts)
             _redact_outputs(cell, guard_code)
         return nb, resources

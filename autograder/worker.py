@@ -21,6 +21,9 @@ as with plain nbgrader. What the worker found goes to ``DIR/result.json``:
 - ``success``: nbgrader finished the notebook;
 - ``error``: the most telling error line when it did not;
 - ``kernel_died`` and ``dead_cell``: the kernel exited in the middle (which cell);
+- ``stopped``: ``{"why": "died" | "stuck" | "wall", "cell": ...}`` when the cells after one were not
+  run (the kernel died, ignored an interrupt, or the notebook reached its soft wall limit); the
+  tests before it keep their points;
 - ``timed_out_cells``: cells interrupted by the per-cell limit (``Execute.timeout``);
 - ``memory_error_cells``: cells whose outputs hold a ``MemoryError``;
 - ``tampering``: what :func:`autograder.tamper.find_tampering` reported, when it exists.
@@ -39,6 +42,8 @@ import sys
 import time
 import traceback
 from pathlib import Path
+
+from .records import NOT_RUN_KEY
 
 PROGRESS = "progress.json"
 RESULT = "result.json"
@@ -60,27 +65,96 @@ def cell_label(cell, index: int) -> str:
     return gid or f"cell {index}"
 
 
+STUCK_AFTER_INTERRUPT_S = 10  # a kernel that has not answered this long after an interrupt is taken as stuck
+
+
+def notebook_deadline_s() -> float | None:
+    """Seconds left before this notebook's soft wall limit (``$HPML_NOTEBOOK_DEADLINE``, a Unix time), or None."""
+    try:
+        return float(os.environ["HPML_NOTEBOOK_DEADLINE"]) - time.time()
+    except (KeyError, ValueError):
+        return None
+
+
+def _error_output(ename: str, message: str):
+    from nbformat import from_dict
+
+    return from_dict({"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]})
+
+
+def not_run_reason(stopped: dict) -> str:
+    """Why the cells after ``stopped["cell"]`` did not run, in words."""
+    cell = stopped["cell"]
+    return {"died": f"the kernel died in {cell}",
+            "stuck": f"the kernel did not stop when interrupted in {cell}",
+            "wall": f"the notebook reached its time limit in {cell}"}[stopped["why"]]
+
+
 def tracking_execute_class(job: Path, base=None):
-    """The configured ``Execute`` preprocessor (``base``), plus a note of the cell in flight and of every cell that timed out."""
+    """The configured ``Execute`` preprocessor (``base``), plus a note of the cell in flight and of every cell that timed out.
+
+    It also keeps the points of tests that passed before a notebook went wrong: when the kernel dies,
+    does not answer after an interrupt, or the notebook reaches its soft wall limit
+    (``$HPML_NOTEBOOK_DEADLINE``; a cell still running then is interrupted at it), the remaining code
+    cells are not sent to the kernel but get a ``NotRun`` error output (zero for their tests), and
+    nbgrader goes on to save the grades of everything that ran. ``stopped`` says what happened where.
+    """
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from nbgrader.preprocessors import Execute
 
     class TrackingExecute(base or Execute):
         _job = job
         _current = ""
         timed_out: list = []
+        stopped: dict = {}
 
         def preprocess(self, nb, resources=None, km=None):
             type(self).timed_out = []
+            type(self).stopped = {}
             self._output_bytes = 0
+            left = notebook_deadline_s()
+            self._deadline = None if left is None else time.monotonic() + left
+            for cell in nb.cells:  # only this run may say a cell did not run
+                cell.get("metadata", {}).pop(NOT_RUN_KEY, None)
             return super().preprocess(nb, resources, km)
+
+        def _get_timeout(self, cell) -> int | None:
+            """The cell limit, or less when the notebook's soft wall limit comes first."""
+            limit = super()._get_timeout(cell)
+            if self._deadline is None:
+                return limit
+            left = max(1, int(self._deadline - time.monotonic()))
+            return left if limit is None else min(limit, left)
+
+        def _past_deadline(self) -> bool:
+            return self._deadline is not None and time.monotonic() >= self._deadline - 0.5
+
+        def _mark_not_run(self, cell, message: str) -> None:
+            cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "error"]
+            cell.outputs.append(_error_output("NotRun", message))
+            cell.metadata[NOT_RUN_KEY] = message
 
         def preprocess_cell(self, cell, resources, index, **kwargs):
             self._current = cell_label(cell, index)
-            if cell.cell_type == "code":
-                self._progress = {"cell": self._current, "index": index, "since": time.time(),
-                                  "kernel_pid": _kernel_pid(self.km), "timed_out": list(type(self).timed_out)}
-                _write_json(self._job / PROGRESS, self._progress)
-            cell, resources = super().preprocess_cell(cell, resources, index, **kwargs)
+            if cell.cell_type != "code":
+                return super().preprocess_cell(cell, resources, index, **kwargs)
+            if not type(self).stopped and self._past_deadline():
+                type(self).stopped = {"why": "wall", "cell": self._current}
+            if type(self).stopped:
+                cell.outputs = []
+                self._mark_not_run(cell, f"not run: {not_run_reason(type(self).stopped)}")
+                return cell, resources
+            self._progress = {"cell": self._current, "index": index, "since": time.time(),
+                              "kernel_pid": _kernel_pid(self.km), "timed_out": list(type(self).timed_out)}
+            _write_json(self._job / PROGRESS, self._progress)
+            try:
+                cell, resources = super().preprocess_cell(cell, resources, index, **kwargs)
+            except DeadKernelError:
+                type(self).stopped = {"why": "died", "cell": self._current}
+                self._mark_not_run(cell, "the kernel died while this cell ran (os._exit, a crash or a signal)")
+            except CellTimeoutError:  # interrupted, and the kernel never went idle again
+                type(self).stopped = type(self).stopped or {"why": "stuck", "cell": self._current}
+                self._mark_not_run(cell, "this cell ran over its time limit and did not stop when interrupted")
             _, self._output_bytes = cap_outputs(cell, max_output_bytes(), getattr(self, "_output_bytes", 0))
             return cell, resources
 
@@ -88,7 +162,20 @@ def tracking_execute_class(job: Path, base=None):
             type(self).timed_out.append(self._current)
             progress = dict(getattr(self, "_progress", {}), timed_out=list(type(self).timed_out))
             _write_json(self._job / PROGRESS, progress)
-            return await super()._async_handle_timeout(timeout, cell)
+            reply = await super()._async_handle_timeout(timeout, cell)  # interrupts the kernel
+            if self._past_deadline():
+                type(self).stopped = {"why": "wall", "cell": self._current}
+            elif not await self._answers():
+                type(self).stopped = {"why": "stuck", "cell": self._current}
+            return reply
+
+        async def _answers(self) -> bool:
+            """Whether the kernel replies to a request within STUCK_AFTER_INTERRUPT_S (it queues behind a running cell)."""
+            try:
+                await self.kc.kernel_info(reply=True, timeout=STUCK_AFTER_INTERRUPT_S)
+                return True
+            except (TimeoutError, RuntimeError):
+                return False
 
     return TrackingExecute
 
@@ -215,15 +302,17 @@ def grade(lab: str, student_id: str, job: Path) -> dict:
     result = {
         "success": run.success,
         "error": "" if run.success else run.last_error(),
-        "kernel_died": (not run.success) and ("DeadKernelError" in text or "Kernel died" in text),
-        "dead_cell": "",
+        "kernel_died": ((not run.success) and ("DeadKernelError" in text or "Kernel died" in text)
+                        or execute.stopped.get("why") == "died"),
+        "dead_cell": execute.stopped.get("cell", "") if execute.stopped.get("why") == "died" else "",
+        "stopped": dict(execute.stopped),
         "timed_out_cells": list(dict.fromkeys(execute.timed_out)),
         "memory_error_cells": [],
         "tampering": list(changes),
         "isolation": isolation,
         "kernel": kernel_report(job),
     }
-    if result["kernel_died"]:
+    if result["kernel_died"] and not result["dead_cell"]:
         try:
             result["dead_cell"] = json.loads((job / PROGRESS).read_text())["cell"]
         except (OSError, ValueError, KeyError):

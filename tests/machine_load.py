@@ -6,8 +6,8 @@ the stress and load tests (``make stress-kernels``, the widget and speed
 tests under load):
 
 - ``burners`` processes that spin on one core each (pure Python, no I/O);
-- one churn process that keeps starting short Python processes which import
-  NumPy and compile a Numba function (process launches, imports, LLVM work).
+- one churn process that starts a short Python process every second or so,
+  which imports NumPy and compiles a Numba function (launches, imports, LLVM).
 
 Everything it starts is a child of this process, killed by its pid on exit.
 """
@@ -23,10 +23,11 @@ from typing import Iterator
 
 BURN = "while True: pass"
 CHURN = (
-    "import subprocess, sys\n"
+    "import subprocess, sys, time\n"
     "job = 'import numpy, numba\\nnumba.njit(lambda x: x * 2 + 1)(3)'\n"
     "while True:\n"
     "    subprocess.run([sys.executable, '-c', job], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "    time.sleep(1.0)  # about half a core: launches and compiles come and go, as other students' kernels do\n"
 )
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -138,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(run_once(args.one, args.timeout, args.plain_client)))
         return 0
 
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))  # so that the burners are stopped too
     notebooks = [p.resolve() for p in args.notebooks] or all_notebooks()
     jobs = [path for _ in range(args.runs) for path in notebooks]  # round by round: one notebook rarely overlaps itself
     results: dict[Path, list[dict]] = {path: [] for path in notebooks}

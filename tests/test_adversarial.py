@@ -29,7 +29,7 @@ from autograder import cli, pipeline, sample_class
 from autograder.paths import CoursePaths
 from autograder.preprocessors import hidden_test_lines
 from autograder.records import StatusStore
-from autograder.sample_class.adversarial import ATTACK_CELL, ATTACK_TEST, CASES, MAX_FORKS
+from autograder.sample_class.adversarial import ATTACK_CELL, ATTACK_TEST, CASES, FROM_ATTACK, MAX_FORKS
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
 
@@ -47,10 +47,21 @@ def _points() -> tuple[float, dict[str, float]]:
     return sum(per.values()), per
 
 
+def _tests_from_attack() -> tuple[str, ...]:
+    """The autograded tests that come after the attack cell (a notebook that stops there loses them all)."""
+    cells = nbformat.read(SOURCE, as_version=4).cells
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in cells]
+    _, per = _points()
+    return tuple(gid for gid in ids[ids.index(ATTACK_CELL):] if gid in per)
+
+
 def expected_score(loses) -> float:
     auto, per = _points()
     if loses is None:
         return 0.0
+    if loses == FROM_ATTACK:
+        loses = _tests_from_attack()
+        assert 0 < len(loses) < len(per), "the attack cell must sit between tests for partial credit to show"
     return auto - sum(per[t] for t in loses)
 
 
@@ -193,11 +204,15 @@ def test_timeouts_name_their_cells(graded):
     stuck = graded["results"]["ignores_sigint"]  # the interrupt cannot stop it: the batch still goes on
     assert ATTACK_CELL in stuck.timed_out_cells and ATTACK_CELL in stuck.message
     assert "did not stop when interrupted" in stuck.message or "wall limit" in stuck.message
+    assert sorted(stuck.failed_tests) == sorted(_tests_from_attack())  # the tests before it kept their points
+    assert stuck.seconds < LIMITS["notebook_timeout_s"], "stuck kernel: grading waited for the hard wall limit"
 
 
 def test_kernel_death_and_sys_exit(graded):
-    assert ATTACK_CELL in graded["results"]["os_exit"].message
-    assert "kernel died" in graded["results"]["os_exit"].message
+    died = graded["results"]["os_exit"]
+    assert ATTACK_CELL in died.message and "kernel died" in died.message
+    assert "keep their points" in died.message
+    assert sorted(died.failed_tests) == sorted(_tests_from_attack())  # the tests before it kept their points
     # sys.exit() is an ordinary error in IPython: the rest of the notebook ran
     assert graded["results"]["sys_exit"].failed_tests == [ATTACK_TEST]
 
@@ -241,6 +256,23 @@ def test_student_code_cannot_read_hidden_tests(graded):
     student_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == ATTACK_CELL]
     leaked = [line for line in hidden if line in _outputs_text(nbformat.from_dict({"cells": student_cells}))]
     assert not leaked, f"hidden test code printed by student code: {leaked[:3]}"
+
+
+def _test_cell_outputs(graded, student, grade_id):
+    [cell] = [c for c in _executed(graded, student).cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id]
+    return cell.outputs
+
+
+def test_points_follow_asserts_not_stderr(graded):
+    # the passing test cell wrote to stderr (kept, visible in the feedback) and kept its points
+    outputs = _test_cell_outputs(graded, "warns_on_stderr", ATTACK_TEST)
+    assert any(o.output_type == "stream" and o.name == "stderr" and "timings may be noisy" in o.text for o in outputs)
+    assert not any(o.output_type == "error" for o in outputs)
+    assert graded["results"]["warns_on_stderr"].failed_tests == []
+    # the failing test cell printed nothing on stderr and still lost its points
+    outputs = _test_cell_outputs(graded, "wrong_and_quiet", sample_class.WRONG_TEST)
+    assert not any(o.output_type == "stream" and o.name == "stderr" for o in outputs)
+    assert any(o.output_type == "error" for o in outputs)
 
 
 def test_huge_output_is_cut(graded):

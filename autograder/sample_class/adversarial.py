@@ -35,21 +35,27 @@ RENAMED_AS = "work/Lab01_Benchmarking (1).ipynb"
 MAX_FORKS = 300
 
 
+# `loses` of a student whose notebook stops at the attack cell: its test and every autograded test after it
+FROM_ATTACK = "from_attack"
+
+
 @dataclass(frozen=True)
 class Case:
     """One adversarial student: what it does, and the grading it must get."""
 
     what: str
     status: str
-    loses: tuple[str, ...] | None = ()  # autograded tests it must lose; None: every one (score 0)
+    loses: tuple[str, ...] | str | None = ()  # autograded tests it must lose; None: every one; FROM_ATTACK
     base: str = "perfect"  # perfect or one_wrong
 
 
 CASES: dict[str, Case] = {
     "infinite_loop": Case("`while True: pass` in an answer cell: interrupted by the cell limit",
                           TIMED_OUT, (ATTACK_TEST,)),
-    "ignores_sigint": Case("a loop that ignores SIGINT: only the notebook wall limit stops it", TIMED_OUT, None),
-    "os_exit": Case("`os._exit(1)` in an answer cell: the kernel dies", KERNEL_DIED, None),
+    "ignores_sigint": Case("a loop that ignores SIGINT: the cells after it are not run, earlier tests keep their points",
+                           TIMED_OUT, FROM_ATTACK),
+    "os_exit": Case("`os._exit(1)` in an answer cell: the kernel dies, earlier tests keep their points", KERNEL_DIED,
+                    FROM_ATTACK),
     "memory_bomb": Case("allocates up to 6 GiB in 256 MiB blocks", MEMORY_LIMIT, (ATTACK_TEST,)),
     "fork_bomb": Case(f"forks up to {MAX_FORKS} sleeping children (caught when refused)", GRADED, ()),
     "not_json": Case("a truncated upload (not JSON)", INVALID_NOTEBOOK, None),
@@ -68,6 +74,10 @@ CASES: dict[str, Case] = {
     "huge_output": Case("prints 5 MB of output", GRADED, ()),
     "sys_exit": Case("`sys.exit()` in an answer cell (IPython turns it into an error)", GRADED, (ATTACK_TEST,)),
     "network": Case("connects to a port on 127.0.0.1 (the test listens there)", GRADED, ()),
+    "warns_on_stderr": Case("right answers whose function writes a warning to stderr on every call "
+                            "(points follow the asserts, not stderr)", GRADED, ()),
+    "wrong_and_quiet": Case("one wrong answer, stderr and warnings silenced in every cell", GRADED, (WRONG_TEST,),
+                            base="one_wrong"),
 }
 
 # --- attack code (kept short; each line is plain Python a student could write) ---------------
@@ -93,6 +103,15 @@ _FORK_BOMB = (f"import os, time  # adversarial: fork bomb, bounded at {MAX_FORKS
               "print('forked', len(_kids), 'children')\n"
               f"for _pid in _kids[{LINGERING}:]:\n    os.waitpid(_pid, 0)\n")
 _SYS_EXIT = "import sys  # adversarial: sys.exit() in an answer cell\nsys.exit()\n"
+# a right answer that also talks on stderr whenever the test cell calls it
+_WARNS_ON_STDERR = (f"\nimport sys as _sys  # adversarial: a warning on stderr at every call\n"
+                    f"_quiet_{ATTACK_CELL} = {ATTACK_CELL.removeprefix('answer_')}\n"
+                    f"def {ATTACK_CELL.removeprefix('answer_')}(*args, **kwargs):\n"
+                    "    print('UserWarning: this machine is busy, timings may be noisy', file=_sys.stderr)\n"
+                    f"    return _quiet_{ATTACK_CELL}(*args, **kwargs)\n")
+# a wrong answer whose failing test cell prints nothing at all
+_SILENCED = ("import io, sys, warnings  # adversarial: nothing reaches stderr\n"
+             "warnings.simplefilter('ignore')\nsys.stderr = io.StringIO()\n")
 _HUGE_OUTPUT = "print(('x' * 999 + '\\n') * 5000)  # adversarial: 5 MB of output\n"
 
 
@@ -154,6 +173,13 @@ def _prepend(nb, grade_id: str, code: str):
     return nb
 
 
+def _append(nb, grade_id: str, code: str):
+    nb = nbformat.from_dict(nb)
+    cell = _cell(nb, grade_id)
+    cell.source = cell.source + "\n" + code
+    return nb
+
+
 def _after_setup(nb, code: str):
     """``nb`` with a new (student) code cell right after the first code cell (the set-up cell)."""
     nb = nbformat.from_dict(nb)
@@ -195,6 +221,8 @@ def adversarial_notebooks(source: Path, release: Path, *, port: int = 9,
     out["huge_output"] = _prepend(perfect, ATTACK_CELL, _HUGE_OUTPUT)
     out["sys_exit"] = _prepend(perfect, ATTACK_CELL, _SYS_EXIT)
     out["network"] = _prepend(perfect, ATTACK_CELL, _network(port))
+    out["warns_on_stderr"] = _append(perfect, ATTACK_CELL, _WARNS_ON_STDERR)
+    out["wrong_and_quiet"] = _after_setup(wrong, _SILENCED)
     assert set(out) == set(CASES), sorted(set(out) ^ set(CASES))
     return out
 
