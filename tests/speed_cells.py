@@ -1,0 +1,129 @@
+"""Each lab's speed tests, cut out of the reference notebook with what they need, to run them many times.
+
+A speed test is a test cell that times something (``hl.speedup``,
+``hl.kernel_speedup``, ``hl.bench``, ``time.perf_counter``, a list of
+``_ratios``). :func:`speed_notebook` keeps the set-up cell, every answer cell,
+the speed tests, and the other cells that define a name those cells use (found
+by reading the code: names loaded but never assigned), in notebook order. The
+result runs in seconds instead of minutes, so the speed tests can be run many
+times on a busy machine (``tests/test_speed_under_load.py``,
+``python -m tests.speed_cells --runs 20``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import re
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMES_SOMETHING = re.compile(r"hl\.speedup|kernel_speedup|perf_counter|hl\.bench\(|_ratios\b")
+
+
+def _nbgrader(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def is_speed_test(cell) -> bool:
+    meta = _nbgrader(cell)
+    return bool(meta.get("grade") and not meta.get("solution") and TIMES_SOMETHING.search(cell.source))
+
+
+def _tree(source: str) -> ast.Module:
+    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])
+
+
+def defined_names(source: str) -> set[str]:
+    """Names a cell binds at its top level (assignments, definitions, imports, loop targets)."""
+    names = set()
+    for node in ast.walk(_tree(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def used_names(source: str) -> set[str]:
+    return {n.id for n in ast.walk(_tree(source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def speed_notebook(source: Path) -> tuple[nbformat.NotebookNode, list[str]] | None:
+    """The cut-down notebook of one lab and the grade ids of its speed tests; None when it has none."""
+    nb = nbformat.read(source, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    speed = [c for c in code if is_speed_test(c)]
+    if not speed:
+        return None
+    keep = {0} | {i for i, c in enumerate(code) if _nbgrader(c).get("solution") or c in speed}
+    known = set(dir(builtins))
+    while True:
+        defined = known.union(*(defined_names(code[i].source) for i in keep))
+        missing = set().union(*(used_names(code[i].source) for i in keep)) - defined
+        wanted = {j for j, c in enumerate(code) if j not in keep and not _nbgrader(c).get("grade")
+                  and defined_names(c.source) & missing}
+        if not wanted:
+            break
+        keep |= wanted
+    cells = [code[i] for i in sorted(keep)]
+    return nbformat.v4.new_notebook(cells=cells, metadata=nb.metadata), [_nbgrader(c)["grade_id"] for c in speed]
+
+
+def write_speed_notebooks(folder: Path) -> dict[str, list[str]]:
+    """One cut-down notebook per lab with speed tests, written into ``folder``; lab -> speed test ids."""
+    found = {}
+    for source in sorted(ROOT.glob("solutions/lab*/lab*.ipynb")):
+        cut = speed_notebook(source)
+        if cut is not None:
+            nbformat.write(cut[0], folder / source.name)
+            found[source.stem] = cut[1]
+    return found
+
+
+def failed_cells(run: dict, nb: nbformat.NotebookNode) -> list[str]:
+    """Grade ids (or ``cell N``) of the cells in error in one run (``tests.stress_kernels.run_in_child``'s result)."""
+    return [_nbgrader(nb.cells[i]).get("grade_id", f"cell {i}") for i in run["errors"]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    from tests.machine_load import busy_machine
+    from tests.stress_kernels import run_in_child
+
+    parser = argparse.ArgumentParser(prog="python -m tests.speed_cells",
+                                     description="Run every lab's speed tests many times on a busy machine.")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument("--burners", type=int, default=3)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="speed-cells-") as tmp:
+        labs = write_speed_notebooks(Path(tmp))
+        jobs = [lab for _ in range(args.runs) for lab in labs]
+        with busy_machine(burners=args.burners), ThreadPoolExecutor(args.parallel) as pool:
+            runs = list(pool.map(lambda lab: (lab, run_in_child(Path(tmp) / f"{lab}.ipynb", 300, False)), jobs))
+        print(f"\n{'lab':<28} {'speed test':<30} {'passed':>8}")
+        bad = 0
+        for lab, tests in labs.items():
+            nb = nbformat.read(Path(tmp) / f"{lab}.ipynb", as_version=4)
+            mine = [run for name, run in runs if name == lab]
+            for test in tests:
+                passed = sum(test not in failed_cells(run, nb) and "crash" not in run for run in mine)
+                bad += passed < len(mine)
+                print(f"{lab:<28} {test:<30} {passed:>3} / {len(mine)}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""Every lab's speed tests pass for the reference on a busy machine.
+
+Each lab's speed tests, with the answer cells they time (:mod:`tests.speed_cells`),
+run ``RUNS`` times, two notebooks at once, beside three CPU burners and a
+launch-and-compile loop on this machine's cores: the load of a class graded with
+``--jobs 2``. A right answer must keep its points every time. The full check is
+``python -m tests.speed_cells --runs 20`` (about 20 minutes).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import nbformat
+import pytest
+
+from tests.machine_load import busy_machine
+from tests.speed_cells import failed_cells, write_speed_notebooks
+from tests.stress_kernels import run_in_child
+
+RUNS = 2
+
+
+@pytest.mark.slow
+def test_reference_speed_tests_pass_under_load(tmp_path):
+    labs = write_speed_notebooks(tmp_path)
+    assert {"lab01_benchmarking", "lab03_pytorch_performance", "lab07_transformers"} <= set(labs)
+    jobs = [lab for _ in range(RUNS) for lab in labs]
+    with busy_machine(burners=3), ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(lambda lab: (lab, run_in_child(tmp_path / f"{lab}.ipynb", 300, False)), jobs))
+    lost = []
+    for lab, run in runs:
+        assert "crash" not in run, f"{lab}: {run['crash']}"
+        lost += [f"{lab}: {cell}" for cell in failed_cells(run, nbformat.read(tmp_path / f"{lab}.ipynb", as_version=4))]
+    assert not lost, f"the reference lost points under load (run, cell): {lost}"
