@@ -7,7 +7,8 @@
 #   make strip    remove outputs and execution counts from every notebook
 #   make mutants  grade every plausible wrong answer of tests/mutants (LAB=lab04 for one lab; ~25 min)
 #   make stress-kernels  run every lab and week notebook RUNS times (default 5) on a busy machine;
-#                 report hung and unusually slow cells (~45 min on 2 cores)
+#                 report hung and unusually slow cells (each round runs all 22 under load)
+#                 (each lab's speed tests alone, 20 times under the same load: python -m tests.speed_cells)
 #   make bench-grading  time class grading: ours (--jobs 1, 2) vs plain nbgrader (~10-15 min)
 
 PYTHON ?= python3
@@ -36,6 +37,9 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@$(BIN)/python -c "import torch" 2>/dev/null || $(PIP) install -c $(CONSTRAINTS) $(TORCH_PIP_ARGS) torch
 	$(PIP) install -c $(CONSTRAINTS) -e ".[dev]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name hpml --display-name "Python 3 (HPML)" >/dev/null
+	@# headless `jupyter nbconvert --execute` gets the kernel client that cannot lose a reply after a widget cell
+	@mkdir -p $(VENV)/etc/jupyter && printf '%s\n' '{"ExecutePreprocessor": {"kernel_manager_class": "autograder.reply_channel.PromptKernelManager"}}' \
+	  > $(VENV)/etc/jupyter/jupyter_nbconvert_config.json
 	@# Students see only nbgrader's Validate button; instructors grade with `python -m autograder`.
 	@$(BIN)/jupyter labextension disable --level=sys_prefix $(addprefix @jupyter/nbgrader:,$(INSTRUCTOR_PLUGINS)) >/dev/null 2>&1
 	@$(BIN)/jupyter server extension disable --sys-prefix $(addprefix nbgrader.server_extensions.,$(INSTRUCTOR_SERVER_EXTS)) >/dev/null 2>&1

@@ -105,7 +105,6 @@ def summarise(path: Path, runs: list[dict]) -> dict:
         "errors": sorted(i for run in runs for i in run["errors"]),
         "crashes": [run["crash"] for run in runs if "crash" in run],
         "flagged": flagged, "slowest": slowest, "medians": medians,
-        "wall_s": sum(sum(run["seconds"].values()) for run in runs),
     }
 
 
