@@ -186,9 +186,12 @@ def test_no_orphans_when_the_notebook_is_interrupted_or_killed(tmp_path, sig):
     """)
     started.mkdir()
     (tmp_path / "tmp").mkdir()  # the launch's own temporary folder: a killed driver cannot remove it
+    # a notebook kernel handles SIGINT; a test run started in the background (`make test &`) would pass on
+    # an ignored SIGINT, and Python does not install its KeyboardInterrupt handler for an ignored signal
     driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(script), tag], cwd=tmp_path,
                               env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while len(list(started.iterdir())) < 2 and time.monotonic() < deadline:
