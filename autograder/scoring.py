@@ -49,13 +49,7 @@ class SaveAutoGradesByTests(SaveAutoGrades):
 class ValidatorByTests(Validator):
     """nbgrader's ``Validator`` with the same rule: a grade cell passes or fails by its asserts alone."""
 
-    def _grade_cells_without_stderr(self, nb: NotebookNode) -> NotebookNode:
-        nb = copy.deepcopy(nb)
+    def _preprocess(self, nb: NotebookNode) -> NotebookNode:
+        nb = super()._preprocess(nb)  # executes the notebook; pass and fail are read from it afterwards
         nb.cells = [without_stderr(c) if utils.is_grade(c) else c for c in nb.cells]
         return nb
-
-    def _get_failed_cells(self, nb: NotebookNode) -> list[NotebookNode]:
-        return super()._get_failed_cells(self._grade_cells_without_stderr(nb))
-
-    def _get_passed_cells(self, nb: NotebookNode) -> list[NotebookNode]:
-        return super()._get_passed_cells(self._grade_cells_without_stderr(nb))

@@ -556,9 +556,13 @@ class InsertTamperGuards(NbGraderPreprocessor):
         return nb, resources
 
 
+def error_output(ename: str, message: str) -> NotebookNode:
+    """An ``error`` output whose traceback is the one line ``ename: message``."""
+    return from_dict({"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]})
+
+
 def _one_line_error(message: str) -> NotebookNode:
-    return from_dict({"output_type": "error", "ename": EXCEPTION_NAME, "evalue": message,
-                      "traceback": [f"{EXCEPTION_NAME}: {message}"]})
+    return error_output(EXCEPTION_NAME, message)
 
 
 class AuditTamperGuards(NbGraderPreprocessor):

@@ -76,12 +76,6 @@ def notebook_deadline_s() -> float | None:
         return None
 
 
-def _error_output(ename: str, message: str):
-    from nbformat import from_dict
-
-    return from_dict({"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]})
-
-
 def not_run_reason(stopped: dict) -> str:
     """Why the cells after ``stopped["cell"]`` did not run, in words."""
     cell = stopped["cell"]
@@ -101,6 +95,8 @@ def tracking_execute_class(job: Path, base=None):
     """
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from nbgrader.preprocessors import Execute
+
+    from .tamper import error_output
 
     class TrackingExecute(base or Execute):
         _job = job
@@ -131,7 +127,7 @@ def tracking_execute_class(job: Path, base=None):
 
         def _mark_not_run(self, cell, message: str) -> None:
             cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "error"]
-            cell.outputs.append(_error_output("NotRun", message))
+            cell.outputs.append(error_output("NotRun", message))
             cell.metadata[NOT_RUN_KEY] = message
 
         def preprocess_cell(self, cell, resources, index, **kwargs):

@@ -18,7 +18,6 @@ import builtins
 import re
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -99,8 +98,7 @@ def failed_cells(run: dict, nb: nbformat.NotebookNode) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tests.machine_load import busy_machine
-    from tests.stress_kernels import run_in_child
+    from tests.stress_kernels import run_under_load
 
     parser = argparse.ArgumentParser(prog="python -m tests.speed_cells",
                                      description="Run every lab's speed tests many times on a busy machine.")
@@ -111,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="speed-cells-") as tmp:
         labs = write_speed_notebooks(Path(tmp))
         jobs = [lab for _ in range(args.runs) for lab in labs]
-        with busy_machine(burners=args.burners), ThreadPoolExecutor(args.parallel) as pool:
-            runs = list(pool.map(lambda lab: (lab, run_in_child(Path(tmp) / f"{lab}.ipynb", 300, False)), jobs))
+        results = run_under_load([Path(tmp) / f"{lab}.ipynb" for lab in jobs], 300, args.parallel, args.burners,
+                                 progress=True)
+        runs = list(zip(jobs, results))
         print(f"\n{'lab':<28} {'speed test':<30} {'passed':>8}")
         bad = 0
         for lab, tests in labs.items():

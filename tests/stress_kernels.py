@@ -89,6 +89,20 @@ def run_in_child(path: Path, timeout_s: int, plain_client: bool) -> dict:
     return result
 
 
+def run_under_load(jobs: list[Path], timeout_s: int, parallel: int = 2, burners: int = 3,
+                   plain_client: bool = False, progress: bool = False) -> list[dict]:
+    """Run each notebook of ``jobs`` (a path may repeat) in its own Python, ``parallel`` at once, beside
+    ``burners`` CPU burners and the launch-and-compile loop; one :func:`run_once` result per job, in order."""
+    with busy_machine(burners=burners), ThreadPoolExecutor(parallel) as pool, \
+            tqdm(total=len(jobs), desc="notebook runs", disable=not progress) as bar:
+        futures = [pool.submit(run_in_child, path, timeout_s, plain_client) for path in jobs]
+        results = []
+        for future in futures:
+            results.append(future.result())
+            bar.update()
+    return results
+
+
 def summarise(path: Path, runs: list[dict]) -> dict:
     per_cell: dict[int, list[float]] = {}
     for run in runs:
@@ -146,12 +160,9 @@ def main(argv: list[str] | None = None) -> int:
           f"and a launch-and-compile loop; cell timeout {args.timeout} s; "
           f"client: {'nbclient plain' if args.plain_client else 'autograder.reply_channel'}", flush=True)
     t0 = time.perf_counter()
-    with busy_machine(burners=args.burners), ThreadPoolExecutor(args.parallel) as pool, \
-            tqdm(total=len(jobs), desc="notebook runs") as bar:
-        futures = [(path, pool.submit(run_in_child, path, args.timeout, args.plain_client)) for path in jobs]
-        for path, future in futures:
-            results[path].append(future.result())
-            bar.update()
+    for path, run in zip(jobs, run_under_load(jobs, args.timeout, args.parallel, args.burners, args.plain_client,
+                                              progress=True)):
+        results[path].append(run)
     rows = [summarise(path, runs) for path, runs in results.items()]
     print_table(rows)
     bad = sum(len(r["hung"]) + len(r["errors"]) + len(r["crashes"]) for r in rows)

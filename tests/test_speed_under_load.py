@@ -9,14 +9,11 @@ launch-and-compile loop on this machine's cores: the load of a class graded with
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import nbformat
 import pytest
 
-from tests.machine_load import busy_machine
 from tests.speed_cells import failed_cells, write_speed_notebooks
-from tests.stress_kernels import run_in_child
+from tests.stress_kernels import run_under_load
 
 RUNS = 2
 
@@ -26,8 +23,7 @@ def test_reference_speed_tests_pass_under_load(tmp_path):
     labs = write_speed_notebooks(tmp_path)
     assert {"lab01_benchmarking", "lab03_pytorch_performance", "lab07_transformers"} <= set(labs)
     jobs = [lab for _ in range(RUNS) for lab in labs]
-    with busy_machine(burners=3), ThreadPoolExecutor(2) as pool:
-        runs = list(pool.map(lambda lab: (lab, run_in_child(tmp_path / f"{lab}.ipynb", 300, False)), jobs))
+    runs = list(zip(jobs, run_under_load([tmp_path / f"{lab}.ipynb" for lab in jobs], 300, parallel=2, burners=3)))
     lost = []
     for lab, run in runs:
         assert "crash" not in run, f"{lab}: {run['crash']}"

@@ -12,14 +12,11 @@ client, 5 to 9 runs in 12 waited out their whole cell timeout under this load
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from tests.machine_load import busy_machine
-from tests.stress_kernels import run_in_child
+from tests.stress_kernels import run_under_load
 
 RUNS, AT_ONCE, CELL_TIMEOUT_S = 20, 2, 60
 
@@ -57,8 +54,7 @@ def test_widget_cells_never_wait_out_the_timeout(tmp_path):
     nb = new_notebook(cells=[new_code_cell(c) for c in CELLS])
     nb.metadata["kernelspec"] = {"name": "hpml", "display_name": "Python 3 (HPML)", "language": "python"}
     nbformat.write(nb, path)
-    with busy_machine(burners=3), ThreadPoolExecutor(AT_ONCE) as pool:
-        runs = list(pool.map(lambda _: run_in_child(path, CELL_TIMEOUT_S, plain_client=False), range(RUNS)))
+    runs = run_under_load([path] * RUNS, CELL_TIMEOUT_S, parallel=AT_ONCE, burners=3)
     crashed = [r["crash"] for r in runs if "crash" in r]
     assert not crashed, f"runs that did not finish: {crashed[:3]}"
     hung = [(i, cell) for i, r in enumerate(runs) for cell in r["hung"]]
