@@ -1,6 +1,7 @@
 # HPML course kit. Every target sets up .venv on first use (idempotent, fast once done).
 #   make demo     set up, then grade the embedded sample class and print the grade table
-#   make test     set up, then run the whole test suite (unit, grading end to end, nbval)
+#   make test     set up, then lint (ruff) and run the whole test suite (unit, grading end to end, nbval)
+#   make lint     ruff check and ruff format --check (`.venv/bin/ruff format .` fixes the formatting)
 #   make lab      set up, then start JupyterLab on the repository (the students' view)
 #   make formgrader  JupyterLab with nbgrader's Formgrader, for instructors
 #   make release  regenerate labs/ from solutions/
@@ -27,7 +28,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools browser-tools demo test mutants lab formgrader release strip clean-work bench-grading stress-kernels
+.PHONY: setup sandbox-tools browser-tools demo test lint mutants lab formgrader release strip clean-work bench-grading stress-kernels
 
 setup: $(STAMP)
 
@@ -75,9 +76,14 @@ browser-tools:
 demo: setup sandbox-tools
 	$(BIN)/python -m autograder demo
 
-test: setup sandbox-tools browser-tools
+test: setup sandbox-tools browser-tools lint
 	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=25 tests \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
+
+# ruff: lint rules and formatting, as configured in pyproject.toml (`ruff format .` fixes the formatting)
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The mutation suite: each lab's mutants graded through the real autograder, then a kill table per lab.
 mutants: setup sandbox-tools

@@ -45,9 +45,13 @@ from unittest import mock
 
 import nbformat
 
-from . import pipeline
+from .autograde import autograde_class
+from .generate import register_lab
+from .labs import source_notebooks
+from .nbgrader_app import ensure_tools_on_path, open_gradebook
 from .paths import CoursePaths
 from .sample_class.build import LAB, build_sample_class
+from .scheduler import default_jobs
 
 KINDS = ("perfect", "one_wrong", "untouched")
 
@@ -100,7 +104,7 @@ def cpu_seconds() -> float:
 class Clock:
     """Wall and CPU seconds of a block: ``with Clock() as c: ...`` then ``c.wall``, ``c.cpu``."""
 
-    def __enter__(self) -> "Clock":
+    def __enter__(self) -> Clock:
         self._wall, self._cpu = time.perf_counter(), cpu_seconds()
         return self
 
@@ -190,11 +194,11 @@ def plain_nbgrader(files: dict[str, Path], paths: CoursePaths, folder: Path) -> 
 def ours(class_dir: Path, work: Path, jobs: int, root: Path) -> tuple[Clock, dict[str, float], dict[str, str]]:
     """Grade the class with our pipeline and ``jobs`` workers; return (wall and CPU seconds, auto points, statuses)."""
     paths = CoursePaths(root=root, work=work, release=root / "labs")
-    pipeline.register_lab(LAB, paths)  # as a fresh `autograde` would, before its clock starts
+    register_lab(LAB, paths)  # as a fresh `autograde` would, before its clock starts
     with Clock() as clock:
-        results = pipeline.autograde_class(LAB, class_dir, paths, progress=None, jobs=jobs, force=True, bar=True)
+        results = autograde_class(LAB, class_dir, paths, progress=None, jobs=jobs, force=True, bar=True)
     scores = {}
-    with pipeline.gradebook(paths) as gb:
+    with open_gradebook(paths) as gb:
         for r in results:
             with contextlib.suppress(Exception):
                 sub = gb.find_submission(LAB, r.student_id)
@@ -219,15 +223,15 @@ def main(argv: list[str] | None = None) -> int:
     base.mkdir(parents=True, exist_ok=True)
     root = CoursePaths.from_env().root
     setup = CoursePaths(root=root, work=base / "setup", release=root / "labs")
-    pipeline.ensure_tools_on_path()
-    release = pipeline.register_lab(LAB, setup)[0]
-    source = pipeline.source_notebooks(LAB, setup)[0]
+    ensure_tools_on_path()
+    release = register_lab(LAB, setup)[0]
+    source = source_notebooks(LAB, setup)[0]
     class_dir = base / "class"
     files = build_class(class_dir, args.students, source, release)
     n = len(files)
     print(f"bench: {n} submissions of {LAB} ({', '.join(KINDS)} in turn) in {base}; "
-          f"{pipeline.default_jobs()} usable cores", flush=True)
-    figures: dict = {"students": n, "cores": pipeline.default_jobs()}
+          f"{default_jobs()} usable cores", flush=True)
+    figures: dict = {"students": n, "cores": default_jobs()}
 
     perfect = next(p for sid, p in files.items() if sid.endswith("_perfect"))
     submitted_s, submitted_cpu = time_notebook(perfect, args.repeats)
@@ -240,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, all_scores = [], {}
     if not args.no_plain:
         plain = CoursePaths(root=root, work=base / "plain_setup", release=root / "labs")
-        pipeline.register_lab(LAB, plain)
+        register_lab(LAB, plain)
         clock, scores = plain_nbgrader(files, plain, base / "plain")
         rows.append(("plain nbgrader (serial)", clock))
         all_scores["plain"] = scores

@@ -22,10 +22,17 @@ import os
 import sys
 from pathlib import Path
 
-from . import pipeline
+from .autograde import autograde_class
+from .export import export_grades
+from .feedback import feedback_lab
+from .generate import generate_lab
 from .kernels import KernelMissing
-from .paths import CourseRootNotFound, CoursePaths
+from .labs import CourseError, grade_cells, list_labs
+from .limits import limits_for
+from .paths import CoursePaths, CourseRootNotFound
 from .records import GradeResult, StatusStore, scored_in_gradebook
+from .scheduler import default_jobs
+from .validate import validate_lab
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("lab", metavar="LAB", help="the lab to grade (a folder of solutions/)")
     p.add_argument("submissions", metavar="SUBMISSIONS", help="folder or .zip of <student_id>/<notebook>.ipynb")
     p.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
-                   help=f"students graded at once (default: the usable cores, {pipeline.default_jobs()} here)")
+                   help=f"students graded at once (default: the usable cores, {default_jobs()} here)")
     p.add_argument("--student", action="append", metavar="ID",
                    help="grade only this student (repeatable); the others keep their results")
     p.add_argument("--force", action="store_true", help="grade again even unchanged, already graded submissions")
@@ -122,16 +129,16 @@ def status_summary(results: list[GradeResult]) -> str:
 
 
 def _labs(requested: list[str], paths: CoursePaths) -> list[str]:
-    labs = requested or pipeline.list_labs(paths)
+    labs = requested or list_labs(paths)
     if not labs:
-        raise pipeline.PipelineError(f"no labs in {paths.source}")
+        raise CourseError(f"no labs in {paths.source}")
     return labs
 
 
 def cmd_generate(args, paths: CoursePaths) -> int:
     for lab in _labs(args.labs, paths):
-        for nb in pipeline.generate_lab(lab, paths):
-            cells = pipeline.grade_cells(nb)
+        for nb in generate_lab(lab, paths):
+            cells = grade_cells(nb)
             tests = [c for c in cells if c.autograded]
             print(f"{lab}: wrote {_rel(nb, paths)} ({len(tests)} autograded test cells, "
                   f"{sum(c.points for c in tests):g} autograded points, {sum(c.points for c in cells):g} in all)")
@@ -142,7 +149,7 @@ def cmd_validate(args, paths: CoursePaths) -> int:
     failed = 0
     for lab in _labs(args.labs, paths):
         print(f"{lab}: validating (runs the source and the release with HPML_FAST=1) ...", flush=True)
-        report = pipeline.validate_lab(lab, paths)
+        report = validate_lab(lab, paths)
         if report.ok:
             print(f"{lab}: OK: the source passes all {report.test_cells} autograded test cells; "
                   f"the release fails every one of them")
@@ -155,14 +162,14 @@ def cmd_validate(args, paths: CoursePaths) -> int:
 
 
 def cmd_autograde(args, paths: CoursePaths) -> int:
-    jobs = args.jobs or pipeline.default_jobs()
+    jobs = args.jobs or default_jobs()
     if jobs < 1:
-        raise pipeline.PipelineError("--jobs must be at least 1")
-    limits = pipeline.grading_limits(args.lab, paths)
+        raise CourseError("--jobs must be at least 1")
+    limits = limits_for(args.lab)
     print(f"grading {args.lab} from {args.submissions} into {paths.work} ({jobs} at a time; limits: "
           f"{limits.describe()})", flush=True)
     print(_isolation_line(), flush=True)
-    results = pipeline.autograde_class(args.lab, args.submissions, paths,
+    results = autograde_class(args.lab, args.submissions, paths,
                                        progress=lambda line: print(line, flush=True), jobs=jobs,
                                        students=args.student, force=args.force, due=args.due, bar=True)
     print()
@@ -179,12 +186,12 @@ def _isolation_line() -> str:
         from . import sandbox
 
         return sandbox.describe_isolation()
-    except Exception as exc:  # noqa: BLE001: a broken sandbox must say so, not stop the listing
+    except Exception as exc:  # noqa: BLE001 - a broken sandbox must say so, not stop the listing
         return f"isolation: unavailable ({type(exc).__name__}: {exc})"
 
 
 def cmd_feedback(args, paths: CoursePaths) -> int:
-    out = pipeline.feedback_lab(args.lab, paths, students=args.student, progress=None)
+    out = feedback_lab(args.lab, paths, students=args.student, progress=None)
     for sid, where in out.items():
         print(f"{sid}: {where}")
     bad = sum(1 for where in out.values() if not isinstance(where, Path))
@@ -198,10 +205,10 @@ def cmd_feedback(args, paths: CoursePaths) -> int:
 
 def cmd_export(args, paths: CoursePaths) -> int:
     if args.out == "-":
-        pipeline.export_grades(sys.stdout, paths, args.lab)
+        export_grades(sys.stdout, paths, args.lab)
         return 0
     out = Path(args.out) if args.out else paths.work / "grades.csv"
-    rows = pipeline.export_grades(out, paths, args.lab)
+    rows = export_grades(out, paths, args.lab)
     print(f"wrote {len(rows)} rows to {out}")
     return 0
 
@@ -250,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         paths = CoursePaths.from_env(work=args.grading_dir,
                                      release=getattr(args, "release_dir", None))
         return COMMANDS[args.command](args, paths)
-    except (pipeline.PipelineError, KernelMissing, CourseRootNotFound) as exc:
+    except (CourseError, KernelMissing, CourseRootNotFound) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,16 +1,17 @@
-"""Resource limits of one student's grading kernel, with per-lab overrides (issue 3, isolation).
+"""Resource limits of one student's grading, with per-lab overrides: one type, one set of defaults.
 
-One :class:`Limits` per lab: :func:`limits_for` starts from the defaults and
-applies that lab's entry of :data:`LAB_OVERRIDES` (edit that one dict to give a
-lab more time or memory). A grading worker passes them to the kernel launcher
-as JSON (:meth:`Limits.to_json` / :meth:`Limits.from_json`, or through the
-environment variable :data:`ENV_VAR` with :meth:`Limits.to_env` /
-:meth:`Limits.from_env`).
+:func:`limits_for` resolves a lab's limits, once, in the main process: the
+defaults of :class:`Limits`, that lab's entry of :data:`LAB_OVERRIDES` (edit that
+one dict to give a lab more time or memory), then the environment overrides
+of a one-off run (:data:`ENV_VAR` as JSON, ``$HPML_CELL_TIMEOUT``,
+``$HPML_NOTEBOOK_TIMEOUT``, ``$HPML_MAX_OUTPUT_BYTES``). The result travels to
+the grading worker and its kernel launcher as one JSON object in
+:data:`ENV_VAR` (:meth:`Limits.to_env`, read back with :meth:`Limits.from_env`).
 
 Who enforces what (see ``autograder/sandbox.py`` for the whole guarantee):
 
 - ``cell_timeout_s``, ``notebook_timeout_s``: the grader (nbgrader's
-  ``Execute.timeout`` per cell; the pipeline per notebook).
+  ``Execute.timeout`` per cell; the batch per notebook).
 - ``memory_mb``: ``RLIMIT_AS`` of the kernel and of every process it starts
   (address space, so slightly stricter than resident memory; importing numpy,
   torch, numba and matplotlib needs about 1 GB of it). Over it, allocations
@@ -20,7 +21,7 @@ Who enforces what (see ``autograder/sandbox.py`` for the whole guarantee):
   puts the kernel in a fresh ``pids`` cgroup with ``pids.max`` set to this
   (when ``/sys/fs/cgroup`` is writable); as another user it sets
   ``RLIMIT_NPROC`` to the tasks that user already has plus this.
-- ``max_output_bytes``: outputs of one notebook; the pipeline cuts them.
+- ``max_output_bytes``: outputs of one notebook; the worker cuts them.
 - ``max_file_bytes``: ``RLIMIT_FSIZE``: no file written larger than this
   (the write fails with ``OSError: [Errno 27] File too large``).
 """
@@ -30,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 ENV_VAR = "HPML_SANDBOX_LIMITS"
@@ -57,11 +59,16 @@ class Limits:
     def memory_bytes(self) -> int:
         return self.memory_mb * MiB
 
+    def describe(self) -> str:
+        """One line for the instructor: the limits a submission is graded under."""
+        return (f"cell {self.cell_timeout_s} s, notebook {self.notebook_timeout_s} s, "
+                f"{self.memory_mb} MiB, {self.max_output_bytes:,} bytes of output per notebook")
+
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "Limits":
+    def from_json(cls, text: str) -> Limits:
         """Parse :meth:`to_json`'s output; unknown keys are an error (a typo must not pass silently)."""
         data = json.loads(text)
         if not isinstance(data, dict):
@@ -79,7 +86,7 @@ class Limits:
         return env
 
     @classmethod
-    def from_env(cls, env: dict | None = None) -> "Limits":
+    def from_env(cls, env: dict | None = None) -> Limits:
         """The limits in ``env[ENV_VAR]`` (default: ``os.environ``), or the defaults when it is unset."""
         env = os.environ if env is None else env
         text = env.get(ENV_VAR, "").strip()
@@ -88,7 +95,7 @@ class Limits:
 
 # Per-lab overrides: lab name -> {field: value}. Only what differs from the defaults.
 LAB_OVERRIDES: dict[str, dict[str, int]] = {
-    "lab01_benchmarking": {"cell_timeout_s": 120, "notebook_timeout_s": 600},
+    "lab01_benchmarking": {"notebook_timeout_s": 600},
     # torch.compile (inductor) writes a 156 MB precompiled header (.gch) on its first compile
     "lab03_pytorch_performance": {"max_file_bytes": 512 * MiB},
     # Numba's CUDA simulator runs every CUDA thread of a block as a Python thread: a 16 x 16 block is 256
@@ -100,6 +107,46 @@ LAB_OVERRIDES: dict[str, dict[str, int]] = {
 }
 
 
-def limits_for(lab: str) -> Limits:
-    """The limits for grading ``lab``: the defaults with ``LAB_OVERRIDES[lab]`` applied."""
-    return dataclasses.replace(Limits(), **LAB_OVERRIDES.get(lab, {}))
+# One-off overrides of single fields (the tests use short limits that way).
+ENV_OVERRIDES = {
+    "HPML_CELL_TIMEOUT": "cell_timeout_s",
+    "HPML_NOTEBOOK_TIMEOUT": "notebook_timeout_s",
+    "HPML_MAX_OUTPUT_BYTES": "max_output_bytes",
+}
+
+
+def limits_for(lab: str, env: Mapping[str, str] | None = None) -> Limits:
+    """The limits for grading ``lab``: ``Limits()`` with ``LAB_OVERRIDES[lab]``, then the environment's overrides.
+
+    ``env[ENV_VAR]`` (JSON of every field) replaces the per-lab limits; each
+    variable of :data:`ENV_OVERRIDES` then sets one field. A value that is not
+    a positive integer is a :class:`ValueError` naming the variable.
+    """
+    env = os.environ if env is None else env
+    text = env.get(ENV_VAR, "").strip()
+    limits = Limits.from_json(text) if text else dataclasses.replace(Limits(), **LAB_OVERRIDES.get(lab, {}))
+    changes = {}
+    for name, field in ENV_OVERRIDES.items():
+        raw = env.get(name, "").strip()
+        if raw:
+            try:
+                changes[field] = int(float(raw))
+            except ValueError:
+                raise ValueError(f"${name}={raw!r}: expected a whole number") from None
+    return dataclasses.replace(limits, **changes)
+
+
+def soft_limit_margin_s(limits: Limits) -> float:
+    """Time between the worker's soft wall limit and the hard kill, for nbgrader to save the grades: 10%, 5..30 s."""
+    return min(30.0, max(5.0, 0.1 * limits.notebook_timeout_s))
+
+
+def markdown_table(labs: list[str]) -> str:
+    """The README's limits table: the defaults, then each lab with what it overrides in bold."""
+    names = [f.name for f in dataclasses.fields(Limits)]
+    rows = ["| lab | " + " | ".join(f"`{n}`" for n in names) + " |", "| --- |" + " ---: |" * len(names)]
+    for lab in ["(defaults)"] + labs:
+        limits, changed = dataclasses.replace(Limits(), **LAB_OVERRIDES.get(lab, {})), LAB_OVERRIDES.get(lab, {})
+        cells = [f"**{getattr(limits, n):,}**" if n in changed else f"{getattr(limits, n):,}" for n in names]
+        rows.append(f"| {lab} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)

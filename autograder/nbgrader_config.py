@@ -9,12 +9,12 @@ when run from ``autograder/``.
 - Submissions, autograded copies, feedback and the sqlite gradebook: the
   git-ignored grading folder, ``autograder/work/`` (``$HPML_GRADING_DIR``
   overrides). See ``autograder/paths.py``.
-- Execution: a per-cell timeout of ``$HPML_CELL_TIMEOUT`` seconds (default 120);
-  a cell that runs over is interrupted and scores zero. ``Execute.timeout`` is
+- Execution: a per-cell timeout of ``Limits.cell_timeout_s`` (``autograder/limits.py``;
+  a grading worker sets its lab's); a cell that runs over is interrupted and scores zero. ``Execute.timeout`` is
   the setting nbgrader honours (it ignores ``ExecutePreprocessor.timeout``).
 - Deleted test cells are restored from the source before grading; a cell whose
   grade id is not in the gradebook is made a plain cell first, so the original
-  is restored (``tamper.DropUnknownGradeIds``).
+  is restored (``edited_cells.DropUnknownGradeIds``).
 - Autograde runs the kernel through ``sandbox.SandboxedExecute`` (scratch
   folder, limits, bubblewrap when it works; configured by the ``HPML_SANDBOX_*``
   variables the grading worker sets), between ``tamper.InsertTamperGuards`` and
@@ -37,34 +37,32 @@ except ImportError:  # run by plain `nbgrader` from a checkout that is not insta
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from autograder.paths import CoursePaths
 
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
+    AssignLatePenalties,
     ClearHiddenTests,
     ClearMarkScheme,
     ClearOutput,
     ClearSolutions,
     ComputeChecksums,
+    DeduplicateIds,
     GetGrades,
+    IgnorePattern,
     IncludeHeaderFooter,
     InstantiateTests,
+    LimitOutput,
     LockCells,
+    OverwriteCells,
+    OverwriteKernelspec,
     SaveCells,
 )
 
+from autograder.edited_cells import DropUnknownGradeIds
+from autograder.limits import limits_for
 from autograder.preprocessors import CheckCellMetadataOnce, CleanReleaseMetadata, RedactTracebacks
-from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import (
-    AssignLatePenalties,
-    DeduplicateIds,
-    IgnorePattern,
-    LimitOutput,
-    OverwriteCells,
-    OverwriteKernelspec,
-)
-
 from autograder.sandbox import SandboxedExecute
 from autograder.scoring import SaveAutoGradesByTests
-from autograder.tamper import AuditTamperGuards, DropUnknownGradeIds, InsertTamperGuards
+from autograder.tamper import AuditTamperGuards, InsertTamperGuards
 
 c = get_config()  # noqa: F821 (injected by traitlets' config loader)
 
@@ -82,7 +80,7 @@ c.CourseDirectory.db_url = _paths.db_url
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.nbi", "*.nbc"]
 
 # --- running student notebooks ----------------------------------------------
-c.Execute.timeout = int(os.environ.get("HPML_CELL_TIMEOUT", "120"))
+c.Execute.timeout = limits_for(lab="").cell_timeout_s  # the defaults and $HPML_* overrides
 c.Execute.interrupt_on_timeout = True
 c.Execute.startup_timeout = 120  # a cold kernel that imports torch can take a while on 2 cores
 # quiet kernels: ipykernel's "running over TCP without encryption" notice is not for graders;

@@ -74,7 +74,7 @@ class CoursePaths:
     release: Path
 
     @classmethod
-    def from_env(cls, *, work: Path | str | None = None, release: Path | str | None = None) -> "CoursePaths":
+    def from_env(cls, *, work: Path | str | None = None, release: Path | str | None = None) -> CoursePaths:
         root = course_root()
         return cls(
             root=root,

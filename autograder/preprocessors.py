@@ -26,14 +26,15 @@ class defaults it to true.
 
 from __future__ import annotations
 
-import re
-
 import contextlib
+import re
 
 import jsonschema
 from nbgrader.nbgraderformat import common as nbgrader_format
 from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor
 from traitlets import Integer, List, Unicode
+
+from .tamper import GUARD_LINE_MARK, GUARD_MIME, SETUP_FUNCTION
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -54,7 +55,7 @@ def one_line_error(ename: str, evalue: str) -> str:
 MIN_QUOTE_LENGTH = 8  # hidden lines shorter than this (``else:``, ``pass``) identify nothing
 
 # Always redacted: traces of the tamper guard (see ``autograder/tamper.py``).
-GUARD_NEEDLES = ["# tamper guard, added by the autograder", "_hpml_guard_setup", "application/vnd.hpml.guard"]
+GUARD_NEEDLES = [GUARD_LINE_MARK, SETUP_FUNCTION, GUARD_MIME]
 
 
 def normalise_space(text: str) -> str:
@@ -179,7 +180,7 @@ class RedactTracebacks(NbGraderPreprocessor):
                     )
             else:
                 data = output.get("data", {})
-                data.pop("application/vnd.hpml.guard+json", None)
+                data.pop(GUARD_MIME, None)
                 plain = data.get("text/plain")
                 if isinstance(plain, str) and self._quotes_hidden(plain):
                     data["text/plain"] = REDACTED

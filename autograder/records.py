@@ -31,9 +31,9 @@ import csv
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 GRADED = "graded"
 INVALID_NOTEBOOK = "invalid notebook"
@@ -86,7 +86,7 @@ class GradeResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "GradeResult":
+    def from_dict(cls, data: dict) -> GradeResult:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         return cls(**known)
 

@@ -73,17 +73,16 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 from nbgrader.preprocessors import Execute
 
-from . import kernel_launcher
-from .limits import Limits
+from . import kernel_launcher, processes
+from .limits import ENV_VAR, Limits
 from .reply_channel import PromptKernelManager
 
 SCRATCH_ENV = "HPML_SANDBOX_SCRATCH"
-LIMITS_ENV = "HPML_SANDBOX_LIMITS"
+LIMITS_ENV = ENV_VAR  # the limits as JSON (Limits.to_env)
 ISOLATION_ENV = "HPML_SANDBOX_ISOLATION"
 HIDE_ENV = "HPML_SANDBOX_HIDE"
 REVEAL_ENV = "HPML_SANDBOX_REVEAL"
@@ -92,7 +91,6 @@ REPORT_ENV = "HPML_SANDBOX_REPORT"
 BUBBLEWRAP = "bubblewrap"
 LIMITS_ONLY = "limits only"
 LAUNCHER_FILE = Path(kernel_launcher.__file__).resolve()
-CGROUP_PARENT = "hpml-grading"
 
 log = logging.getLogger(__name__)
 
@@ -239,103 +237,6 @@ def revealed_paths(kernel_argv: list[str] = ()) -> list[str]:
     return [p for p in dict.fromkeys(out + _env_paths(REVEAL_ENV)) if p]
 
 
-# --------------------------------------------------------------------------- pids cgroup
-
-
-def _pids_cgroup_root() -> Path | None:
-    """A writable pids cgroup hierarchy (v1 ``/sys/fs/cgroup/pids``, or v2 with the pids controller), or None."""
-    if os.geteuid() != 0:
-        return None
-    v1 = Path("/sys/fs/cgroup/pids")
-    if (v1 / "cgroup.procs").exists() and os.access(v1, os.W_OK):
-        return v1
-    v2 = Path("/sys/fs/cgroup")
-    with contextlib.suppress(OSError):
-        if "pids" in (v2 / "cgroup.controllers").read_text().split() and os.access(v2, os.W_OK):
-            return v2
-    return None
-
-
-def _make_cgroup(max_tasks: int) -> Path | None:
-    root = _pids_cgroup_root()
-    if root is None:
-        return None
-    try:
-        parent = root / CGROUP_PARENT
-        parent.mkdir(exist_ok=True)
-        if root.name != "pids":  # cgroup v2: enable pids for the children of our parent
-            with contextlib.suppress(OSError):
-                (root / "cgroup.subtree_control").write_text("+pids")
-            with contextlib.suppress(OSError):
-                (parent / "cgroup.subtree_control").write_text("+pids")
-        group = parent / f"kernel-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        group.mkdir()
-        (group / "pids.max").write_text(str(max_tasks))
-        return group
-    except OSError as exc:
-        log.warning("no pids cgroup for the grading kernel (%s); process limit via RLIMIT_NPROC only", exc)
-        return None
-
-
-def _cgroup_pids(group: Path) -> list[int]:
-    with contextlib.suppress(OSError):
-        return [int(x) for x in (group / "cgroup.procs").read_text().split()]
-    return []
-
-
-def _kill_cgroup(group: Path, timeout_s: float = 5.0) -> None:
-    """SIGKILL every process in ``group`` until it is empty (forks racing the kill included), then remove it."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        pids = _cgroup_pids(group)
-        if not pids or time.monotonic() > deadline:
-            break
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.02)
-    for _ in range(50):
-        try:
-            group.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.02)
-    log.warning("could not remove cgroup %s", group)
-
-
-def _pids_max_hits(group: Path) -> int:
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        for line in (group / "pids.events").read_text().splitlines():
-            if line.startswith("max "):
-                return int(line.split()[1])
-    return 0
-
-
-def process_limit_enforced() -> bool:
-    """Whether ``max_processes`` holds here: a writable pids cgroup (root), or ``RLIMIT_NPROC`` (not root)."""
-    return os.geteuid() != 0 or _pids_cgroup_root() is not None
-
-
-def descendants(pid: int) -> set[int]:
-    """Process ids of every live descendant of ``pid`` (from /proc; empty where there is no /proc)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-        except (OSError, IndexError, ValueError):
-            continue
-    out, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in out:
-                out.add(child)
-                todo.append(child)
-    return out
-
-
 def _is_bwrap(pid: int) -> bool:
     with contextlib.suppress(OSError):
         return Path(f"/proc/{pid}/comm").read_text().strip() == kernel_launcher.BWRAP
@@ -405,7 +306,7 @@ class SandboxedKernelManager(PromptKernelManager):
     async def _async_pre_start_kernel(self, **kw):
         kw["cwd"] = self.sandbox_scratch  # never the autograded notebook's folder
         if self.sandbox_cgroup is None:
-            self.sandbox_cgroup = _make_cgroup(self.sandbox_limits.max_processes)
+            self.sandbox_cgroup = processes.make_cgroup(self.sandbox_limits.max_processes)
         if self.sandbox_level == BUBBLEWRAP and self.kernel_spec is not None:
             self.kernel_spec.interrupt_mode = "message"
         return await super()._async_pre_start_kernel(**kw)
@@ -426,7 +327,7 @@ class SandboxedKernelManager(PromptKernelManager):
         # its pid namespace discards it)
         proc = getattr(self.provisioner, "process", None)
         if self.sandbox_level == BUBBLEWRAP and proc is not None and proc.poll() is None:
-            inside = [pid for pid in descendants(proc.pid) if not _is_bwrap(pid)]
+            inside = [pid for pid in processes.descendants(proc.pid) if not _is_bwrap(pid)]
             for pid in inside:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
@@ -451,7 +352,7 @@ class SandboxedKernelManager(PromptKernelManager):
             with contextlib.suppress(ProcessLookupError, OSError):
                 proc.kill()
         if self.sandbox_cgroup is not None:
-            for pid in _cgroup_pids(self.sandbox_cgroup):
+            for pid in processes.cgroup_pids(self.sandbox_cgroup):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
 
@@ -466,7 +367,7 @@ class SandboxedKernelManager(PromptKernelManager):
             "exit_code": code if code is None or code >= 0 else None,
             "signal": -code if code is not None and code < 0 else None,
             "killed_for": self.sandbox_killed_for,
-            "pids_max_hit": _pids_max_hits(self.sandbox_cgroup) if self.sandbox_cgroup else None,
+            "pids_max_hit": processes.pids_max_hits(self.sandbox_cgroup) if self.sandbox_cgroup else None,
             "limits": json.loads(self.sandbox_limits.to_json()),
         }
         if code is not None and code > 128 and self.sandbox_level == BUBBLEWRAP:
@@ -487,7 +388,7 @@ class SandboxedKernelManager(PromptKernelManager):
             return
         if self.sandbox_cgroup is not None:
             group, self.sandbox_cgroup = self.sandbox_cgroup, None
-            _kill_cgroup(group)  # milliseconds: _kill_everything has killed them (no thread pool: forked workers)
+            processes.kill_cgroup(group)  # milliseconds: _kill_everything has killed them (no thread pool: forked workers)
         report = os.environ.get(REPORT_ENV, "").strip()
         if report:
             with contextlib.suppress(OSError):

@@ -171,7 +171,7 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     try:
         nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
         nbformat.validate(nb)
-    except Exception as exc:  # nbformat raises several kinds
+    except Exception as exc:  # noqa: BLE001 - nbformat raises several kinds; each is a bad upload
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InvalidNotebook(f"{path.name} is not a valid notebook: {msg}") from None
     return nb

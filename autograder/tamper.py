@@ -36,8 +36,8 @@ lines...). Two nbgrader preprocessors make that visible and worth zero points:
   the autograded notebook and its feedback look like the student's notebook.
 
 :func:`find_tampering` lists what an executed notebook's guards found (for the
-``tampered`` status); :func:`cell_changes` lists edited, deleted and re-labelled
-test cells against the gradebook's source cells; :class:`DropUnknownGradeIds`
+``tampered`` status); :mod:`autograder.edited_cells` lists edited, deleted and re-labelled
+test cells against the released notebook, and its :class:`DropUnknownGradeIds`
 (sanitize, before ``OverwriteCells``) makes a cell whose ``grade_id`` is not in
 the gradebook a plain cell, so ``OverwriteCells.add_missing_cells`` restores the
 original test cell.
@@ -88,14 +88,16 @@ import importlib.util
 import json
 import os
 import re
-import sysconfig
 import secrets
-from typing import Any, Iterable, Mapping
+import sysconfig
+from collections.abc import Iterable
+from pathlib import Path
 
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import List
 
+from .labs import is_test_cell
 from .records import NOT_RUN_KEY
 
 EXCEPTION_NAME = "TamperingDetected"
@@ -135,15 +137,7 @@ KERNEL_OWNED_BUILTINS = ["input", "raw_input", "_", "__", "___"]
 # Packages whose event callbacks are honest (matplotlib's inline backend registers post_execute).
 TRUSTED_CALLBACK_PACKAGES = ["IPython", "ipykernel", "matplotlib", "matplotlib_inline", "ipywidgets", "comm"]
 
-_TAMPER_LINE = re.compile(EXCEPTION_NAME + r": (.+)")
-
-
 # --------------------------------------------------------------------------- grader side helpers
-
-
-def _is_test_cell(cell: Mapping) -> bool:
-    nbg = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.get("cell_type") == "code" and bool(nbg.get("grade")) and not nbg.get("solution")
 
 
 def package_dir(name: str) -> str | None:
@@ -209,293 +203,26 @@ def marker_signature(key: bytes, cell_id: str, verdict: str) -> str:
 
 # --------------------------------------------------------------------------- kernel side code
 
-# Runs once in the kernel, in the inserted setup cell, before any student code.
-# Everything lives in the closure of ``_guard``; the only name left behind is a
-# random one in ``builtins``. Written so the guard uses its own references only.
-_SETUP_TEMPLATE = r'''
-def _hpml_guard_setup(CONF):
-    import builtins as B, sys as S, os as OS, hmac as HM, hashlib as HL, importlib as IL, types as T
-    import importlib.util
-    # the guard's own references to builtins: closure variables, not globals the notebook could shadow or patch
-    (getattr, any, zip, set, range, list, isinstance, hasattr, type, len, str, dict, frozenset, tuple) = (
-        B.getattr, B.any, B.zip, B.set, B.range, B.list, B.isinstance, B.hasattr, B.type, B.len, B.str, B.dict,
-        B.frozenset, B.tuple)
-    KERNEL_OWNED_BUILTINS = frozenset(CONF["kernel_owned"])
-    ip = get_ipython()
-    token, key, cell_ids = CONF["token"], bytes.fromhex(CONF["key"]), frozenset(CONF["cells"])
-    cwd = OS.path.realpath(OS.getcwd())
-    mods = S.modules
-    sys_dict = S.__dict__
-    b_dict = B.__dict__
-    _get, _id, _type, _len, _str, _isinst, _sorted = dict.get, id, type, len, str, isinstance, sorted
-    _startswith, _sep, _hasattr = str.startswith, OS.sep, hasattr
-    _os_realpath, _real_cache = OS.path.realpath, {}
-
-    def _realpath(path):  # cached: a file system walk per call would cost milliseconds per test cell
-        real = _get(_real_cache, path)
-        if real is None:
-            real = _real_cache[path] = _os_realpath(path)
-        return real
-    FunctionType, BuiltinType = T.FunctionType, T.BuiltinFunctionType
-    MethodType, ModuleType = T.MethodType, T.ModuleType
-    getframe, gettrace, getprofile = S._getframe, S.gettrace, S.getprofile
-    trace0, profile0 = gettrace(), getprofile()
-    hmac_new, sha256 = HM.new, HL.sha256
-    publish = ip.display_pub.publish
-
-    class TamperingDetected(Exception):
-        """Student code replaced something the tests rely on."""
-    TamperingDetected.__module__ = "builtins"
-    TamperingDetected.__qualname__ = "TamperingDetected"
-
-    def _inside(path, folder):
-        return path == folder or _startswith(path, folder.rstrip(_sep) + _sep)
-
-    # install folders: the grader's, plus the kernel's own when it is not the submission folder
-    libdirs = {top: list(dirs) for top, dirs in CONF["libdirs"].items()}
-    for top in CONF["tops"]:
-        try:
-            spec = IL.util.find_spec(top)
-        except Exception:
-            spec = None
-        if spec is not None and spec.submodule_search_locations:
-            here = _realpath(list(spec.submodule_search_locations)[0])
-            if not _inside(here, cwd) and here not in libdirs.get(top, []):
-                libdirs.setdefault(top, []).append(here)
-
-    def _watchable(v):
-        return _isinst(v, (FunctionType, BuiltinType, MethodType, ModuleType, type)) or _type(v).__name__ in (
-            "_ArrayFunctionDispatcher", "ufunc", "builtin_function_or_method", "method_descriptor")
-
-    def _code_of(v):
-        for attr in ("__code__",):
-            c = getattr(v, attr, None)
-            if c is not None:
-                return c
-        impl = getattr(v, "_implementation", None)
-        if impl is not None and _hasattr(impl, "__code__"):
-            return impl.__code__
-        func = getattr(v, "__func__", None)
-        if func is not None and _hasattr(func, "__code__"):
-            return func.__code__
-        return None
-
-    snap = []  # (module name, module, module dict, [(attr, obj, code, defaults, kwdefaults)])
-    loaded = {}
-    for name in CONF["modules"]:
-        try:
-            m = IL.import_module(name)
-        except Exception:
-            continue
-        loaded[name] = m
-        entries = []
-        for attr, v in list(m.__dict__.items()):
-            if attr in ("__builtins__", "__loader__", "__spec__") or not _watchable(v):
-                continue
-            if name == "builtins" and attr in KERNEL_OWNED_BUILTINS:
-                continue
-            entries.append((attr, v, getattr(v, "__code__", None), getattr(v, "__defaults__", None),
-                            getattr(v, "__kwdefaults__", None)))
-        snap.append((name, m, m.__dict__, entries))
-    builtins_dict = b_dict
-
-    hook_lists = {
-        "IPython input transformers (cleanup)": ip.input_transformers_cleanup,
-        "IPython input transformers (post)": ip.input_transformers_post,
-        "IPython AST transformers": ip.ast_transformers,
-        "IPython line transforms": ip.input_transformer_manager.line_transforms,
-        "IPython token transformers": ip.input_transformer_manager.token_transformers,
-    }
-    hook_snap = {k: (v, list(v)) for k, v in hook_lists.items()}
-    itm, compiler = ip.input_transformer_manager, ip.compile
-    ip_dict, ip_type = ip.__dict__, type(ip)
-    shell_methods = ["run_cell", "run_cell_async", "_run_cell", "run_ast_nodes", "run_code", "transform_cell",
-                     "transform_ast", "should_run_async", "showtraceback", "_showtraceback", "showsyntaxerror",
-                     "ex", "ev", "safe_execfile"]
-
-    def _lookup(cls, name):
-        for k in cls.__mro__:
-            if name in k.__dict__:
-                return k.__dict__[name]
-        return None
-    shell_snap = {n: (_get(ip_dict, n), _lookup(ip_type, n)) for n in shell_methods}
-    compiler_type = type(compiler)
-    compiler_snap = {n: _lookup(compiler_type, n) for n in ("__call__", "ast_parse", "cache", "reset_compiler_flags")}
-    itm_type = type(itm)
-    itm_snap = {n: _lookup(itm_type, n) for n in ("transform_cell", "do_token_transforms", "do_one_token_transform")}
-    events = ip.events
-    callbacks = events.callbacks
-    cb_snap = {e: list(cbs) for e, cbs in callbacks.items()}
-    trusted = [d for d in (CONF["trusted_dirs"]) if d]
-
-    def _trusted_callback(cb):
-        code = _code_of(cb) or _code_of(getattr(cb, "func", None))
-        if code is None:
-            return False
-        path = _realpath(code.co_filename)
-        return any(_inside(path, d) for d in trusted)
-
-    library_roots = [d for d in CONF["library_roots"] if d]
-    key_targets = frozenset(CONF["targets"])
-
-    def _from_library(v):
-        """True when v's code lives in installed code (not in the notebook or its folder)."""
-        code = _code_of(v)
-        if code is None:
-            call = getattr(_type(v), "__call__", None)
-            code = _code_of(call) if call is not None else None
-        if code is None:
-            return False
-        path = _realpath(code.co_filename)
-        return not _inside(path, cwd) and any(_inside(path, d) for d in library_roots)
-
-    def _provenance(dotted):
-        parts = dotted.split(".")
-        for i in range(_len(parts) - 1, 0, -1):
-            mname = ".".join(parts[:i])
-            m = _get(mods, mname)
-            if m is not None:
-                break
-        else:
-            return None
-        if i != _len(parts) - 1:
-            return None  # attribute of a submodule that is not imported yet
-        top = parts[0]
-        where = libdirs.get(top)
-        mfile = getattr(m, "__file__", None)
-        if mfile and where and not any(_inside(_realpath(mfile), w) for w in where):
-            return "sys.modules['" + mname + "'] is not the installed " + mname
-        v = _get(getattr(m, "__dict__", {}), parts[-1])
-        if v is None:
-            return None
-        code = _code_of(v)
-        if code is None:
-            if _isinst(v, BuiltinType) or _type(v).__name__ in ("ufunc", "builtin_function_or_method"):
-                return None
-            call = getattr(_type(v), "__call__", None)
-            code = _code_of(call) if call is not None else None
-            if code is None:
-                return None
-        if where and not any(_inside(_realpath(code.co_filename), w) for w in where):
-            return dotted + " was replaced"
-        return None
-
-    def _check(cell_id, free):
-        found = []
-        add = found.append
-        if _get(sys_dict, "modules") is not mods:
-            add("sys.modules was replaced")
-        for name, m, mdict, entries in snap:
-            if name != "builtins" and _get(mods, name) is not m:
-                add("sys.modules['" + name + "'] was replaced")
-            if m.__dict__ is not mdict:
-                add(name + " was replaced")
-                continue
-            for attr, v, code, defaults, kwdefaults in entries:
-                cur = _get(mdict, attr, _check)
-                if cur is not v:
-                    if cur is not _check and name + "." + attr not in key_targets and _from_library(cur):
-                        continue  # re-bound by installed library code, e.g. torch._dynamo's wrappers
-                    add(name + "." + attr + (" was deleted" if cur is _check else " was replaced"))
-                elif code is not None and (getattr(v, "__code__", None) is not code
-                                           or getattr(v, "__defaults__", None) is not defaults
-                                           or getattr(v, "__kwdefaults__", None) is not kwdefaults):
-                    add(name + "." + attr + " was modified (code or defaults)")
-        if _get(mods, "builtins") is not B or _get(sys_dict, "modules") is not mods:
-            add("builtins module was replaced")
-        frame = getframe(2)
-        if frame.f_builtins is not builtins_dict:
-            add("__builtins__ of the notebook was replaced")
-        g = frame.f_globals
-        for n in free:
-            if n in g and n in builtins_dict and _get(g, n) is not _get(builtins_dict, n) \
-                    and not _from_library(_get(g, n)):  # IPython puts its own `open` in the namespace
-                add("builtins." + n + " was shadowed by a global of the notebook")
-        for dotted in CONF["targets"]:
-            problem = _provenance(dotted)
-            if problem:
-                add(problem)
-        for label, (lst, items) in hook_snap.items():
-            if _len(lst) != _len(items) or any(a is not b for a, b in zip(lst, items)):
-                add(label + " were changed")
-        if ip.input_transformers_cleanup is not hook_snap["IPython input transformers (cleanup)"][0] \
-                or ip.ast_transformers is not hook_snap["IPython AST transformers"][0] \
-                or ip.input_transformers_post is not hook_snap["IPython input transformers (post)"][0]:
-            add("IPython transformer lists were replaced")
-        if ip.input_transformer_manager is not itm or ip.compile is not compiler or type(ip) is not ip_type:
-            add("the IPython shell's input machinery was replaced")
-        for n, (own, v) in shell_snap.items():
-            if _get(ip_dict, n) is not own or _lookup(ip_type, n) is not v:
-                add("IPython shell method " + n + " was replaced")
-        for n, v in compiler_snap.items():
-            if _lookup(type(compiler), n) is not v or n in getattr(compiler, "__dict__", {}):
-                add("IPython compiler method " + n + " was replaced")
-        for n, v in itm_snap.items():
-            if _lookup(type(itm), n) is not v or n in getattr(itm, "__dict__", {}):
-                add("IPython transformer manager method " + n + " was replaced")
-        if ip.events is not events or events.callbacks is not callbacks:
-            add("IPython event callbacks were replaced")
-        else:
-            for e, cbs in callbacks.items():
-                known = _get(cb_snap, e, [])
-                for cb in cbs:
-                    if not any(cb is k or cb == k for k in known) and not _trusted_callback(cb):
-                        add("an IPython " + e + " callback was registered")
-                        break
-        if gettrace() is not trace0:
-            add("sys.settrace was used (a trace function is active)")
-        if getprofile() is not profile0:
-            add("sys.setprofile was used (a profile function is active)")
-        if _get(sys_dict, "settrace") is None or _get(sys_dict, "gettrace") is not gettrace:
-            add("sys.gettrace was replaced")
-        seen, unique = set(), []
-        for f in found:
-            if f not in seen:
-                seen.add(f)
-                unique.append(f)
-        return unique
-
-    def _guard(cell_id, free=()):
-        if cell_id not in cell_ids:
-            raise TamperingDetected("the tamper guard was called from outside a test cell")
-        found = _check(cell_id, free)
-        verdict = "tampered" if found else "ok"
-        sig = hmac_new(key, (cell_id + "\x00" + verdict).encode(), sha256).hexdigest()
-        publish({CONF["mime"]: {"cell": cell_id, "verdict": verdict, "found": found, "sig": sig}}, metadata={})
-        if found:
-            raise TamperingDetected("; ".join(found))
-
-    b_dict[token] = _guard
-    # the set-up cell's source holds the key: keep it out of the input history
-    hm = ip.history_manager
-    for hist in (hm.input_hist_parsed, hm.input_hist_raw):
-        if hist:
-            hist[-1] = ""
-    for k in ("_i", "_ii", "_iii", "_i" + str(ip.execution_count)):
-        if k in ip.user_ns:
-            ip.user_ns[k] = ""
-    try:
-        hm.db_input_cache.clear()
-    except Exception:
-        pass
-    bad = [p for n in CONF["targets"] for p in [_provenance(n)] if p]
-    if bad:
-        raise TamperingDetected("; ".join(bad))
-
-
-_hpml_guard_setup(__CONF__)
-del _hpml_guard_setup
-'''
+GUARD_FILE = Path(__file__).with_name("kernel_guard.py")  # the kernel-side code, read as text, never imported here
+SETUP_FUNCTION = "_hpml_guard_setup"
+GUARD_LINE_MARK = "# tamper guard, added by the autograder"
 
 
 def setup_source(conf: dict) -> str:
-    """The guard setup cell's code for one notebook (``conf``: token, key, cells, modules, ...)."""
-    return _SETUP_TEMPLATE.replace("__CONF__", json.dumps(conf)).strip() + "\n"
+    """The guard set-up cell's code for one notebook: :mod:`autograder.kernel_guard`, then one call with ``conf``.
+
+    ``conf`` (token, key, cells, modules, ...) travels as a JSON string that the
+    kernel parses, so no value of it can ever be read as code.
+    """
+    code = GUARD_FILE.read_text(encoding="utf-8")
+    code = code[code.index(f"def {SETUP_FUNCTION}(") :].strip()  # the function, without the module docstring
+    call = f"{SETUP_FUNCTION}(__import__('json').loads({json.dumps(conf)!r}))"
+    return f"{code}\n\n\n{call}\ndel {SETUP_FUNCTION}\n"
 
 
 def guard_line(token: str, cell_id: str, free: Iterable[str]) -> str:
     """The one line put in front of a test cell."""
-    return f"{token}({cell_id!r}, {tuple(free)!r})  # tamper guard, added by the autograder\n"
+    return f"{token}({cell_id!r}, {tuple(free)!r})  {GUARD_LINE_MARK}\n"
 
 
 # --------------------------------------------------------------------------- preprocessors
@@ -511,7 +238,7 @@ class InsertTamperGuards(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         token = "_h" + secrets.token_hex(12)
         key = secrets.token_hex(32)
-        tests = [c for c in nb.cells if _is_test_cell(c)]
+        tests = [c for c in nb.cells if is_test_cell(c)]
         modules = list(self.watched_modules)
         all_test_source = "\n".join(c.source for c in tests)
         for top, extra in OPTIONAL_WATCHED.items():
@@ -590,7 +317,7 @@ class AuditTamperGuards(NbGraderPreprocessor):
             if cell.cell_type != "code":
                 continue
             cell_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            line = info["guarded"].get(cell_id) if _is_test_cell(cell) else None
+            line = info["guarded"].get(cell_id) if is_test_cell(cell) else None
             if line is not None and cell.source.startswith(line):
                 cell.source = cell.source[len(line):]
             outputs, verdicts = [], []
@@ -659,131 +386,10 @@ def find_tampering(executed_nb) -> list[str]:
     """
     found = []
     for cell in executed_nb.cells:
-        if cell.get("cell_type") != "code" or not _is_test_cell(cell):
+        if cell.get("cell_type") != "code" or not is_test_cell(cell):
             continue
         cell_id = cell.metadata.get("nbgrader", {}).get("grade_id", "?")
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error" and out.get("ename") == EXCEPTION_NAME:
                 found.append(f"{cell_id}: {out.get('evalue', '')}")
     return found
-
-
-def source_cells_from_gradebook(db_url: str, assignment: str, notebook: str) -> dict[str, dict]:
-    """The source cells ``generate_assignment`` recorded: ``{grade_id: {...}}`` for :func:`cell_changes`."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db_url) as gb:
-        nb = gb.find_notebook(notebook, assignment)
-        points = {g.name: float(g.max_score) for g in nb.grade_cells}
-        solutions = {c.name for c in nb.solution_cells}
-        return {
-            c.name: {"cell_type": c.cell_type, "locked": bool(c.locked), "source": c.source, "checksum": c.checksum,
-                     "points": points.get(c.name), "grade": c.name in points, "solution": c.name in solutions}
-            for c in nb.source_cells
-        }
-
-
-def cell_changes(submitted_nb, source_cells: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """Changes a submission made to graded or locked cells, in words, for the instructor.
-
-    ``source_cells``: ``{grade_id: {"locked", "source", "points", "grade", "cell_type"}}`` (see
-    :func:`source_cells_from_gradebook`). Reports deleted graded cells, edited locked cells, changed
-    points, unknown (renamed) and duplicated grade ids, and changed cell types or flags. The gradebook
-    wins in every case: this only reports.
-    """
-    changes, seen = [], {}
-    for cell in submitted_nb.cells:
-        nbg = cell.get("metadata", {}).get("nbgrader")
-        if not nbg:
-            continue
-        gid = nbg.get("grade_id")
-        if gid is None:
-            continue
-        seen[gid] = seen.get(gid, 0) + 1
-        src = source_cells.get(gid)
-        if src is None:
-            changes.append(f"cell {gid!r}: grade id not in the source notebook (renamed or invented)")
-            continue
-        if cell.get("cell_type") != src.get("cell_type"):
-            changes.append(f"cell {gid}: cell type changed to {cell.get('cell_type')}")
-        if src.get("locked") and _norm(cell.get("source", "")) not in (
-                _norm(src.get("source", "")), _norm(_without_hidden_tests(src.get("source", "")))):
-            changes.append(f"cell {gid}: locked cell edited (restored from the source)")
-        if src.get("grade") and nbg.get("points") is not None and src.get("points") is not None:
-            try:
-                differs = float(nbg.get("points")) != float(src["points"])
-            except (TypeError, ValueError):
-                differs = True
-            if differs:
-                changes.append(f"cell {gid}: points changed from {src['points']:g} to {nbg.get('points')}")
-        if bool(nbg.get("locked")) != bool(src.get("locked")):
-            changes.append(f"cell {gid}: locked flag changed to {bool(nbg.get('locked'))}")
-        if bool(nbg.get("grade")) != bool(src.get("grade")):
-            changes.append(f"cell {gid}: grade flag changed to {bool(nbg.get('grade'))}")
-        if "solution" in src and bool(nbg.get("solution")) != bool(src["solution"]):
-            changes.append(f"cell {gid}: solution flag changed to {bool(nbg.get('solution'))}")
-    for gid, n in seen.items():
-        if n > 1:
-            changes.append(f"cell {gid}: grade id used by {n} cells")
-    for gid, src in source_cells.items():
-        if src.get("grade") and gid not in seen:
-            changes.append(f"cell {gid}: graded cell deleted (restored from the source)")
-    return changes
-
-
-def _norm(source: str) -> str:
-    return "\n".join(line.rstrip() for line in source.splitlines() if line.strip())
-
-
-def _without_hidden_tests(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS") -> str:
-    """A source cell as released to students (nbgrader's ClearHiddenTests drops the marked region)."""
-    kept, inside = [], False
-    for line in source.splitlines():
-        if begin in line:
-            inside = True
-        elif end in line:
-            inside = False
-        elif not inside:
-            kept.append(line)
-    return "\n".join(kept)
-
-
-class DropUnknownGradeIds(NbGraderPreprocessor):
-    """Sanitize, before OverwriteCells: unknown grade ids become plain cells; known ones get their flags back.
-
-    - A cell whose grade id is not in the gradebook (renamed or invented) becomes a plain cell. nbgrader
-      0.9.6 would drop the id but keep ``grade: true`` and then fail the whole submission with
-      ``KeyError: 'grade_id'`` in ``add_missing_cells``; now the original cell is restored instead.
-    - A cell with a known grade id gets the gradebook's ``grade``/``solution``/``task``/``locked`` flags
-      back. nbgrader checks ``locked`` and ``points`` but not the others, and a flipped flag on an edited
-      locked cell makes it fail the submission with ``Inconsistent checksums``.
-    """
-
-    def preprocess(self, nb, resources):
-        from nbgrader.api import Gradebook
-
-        ids = resources["nbgrader"]
-        with Gradebook(ids["db_url"]) as gb:
-            source_nb = gb.find_notebook(ids["notebook"], ids["assignment"])
-            locked = {c.name: bool(c.locked) for c in source_nb.source_cells}
-            flags = {name: {"grade": False, "solution": False, "task": False, "locked": value}
-                     for name, value in locked.items()}
-            for attr, cells in (("grade", source_nb.grade_cells), ("solution", source_nb.solution_cells),
-                                ("task", source_nb.task_cells)):
-                for c in cells:
-                    if c.name in flags:
-                        flags[c.name][attr] = True
-        for cell in nb.cells:
-            nbg = cell.get("metadata", {}).get("nbgrader")
-            if not nbg:
-                continue
-            gid = nbg.get("grade_id")
-            if gid in flags:
-                for attr, value in flags[gid].items():
-                    if bool(nbg.get(attr)) != value:
-                        self.log.warning("cell %s: %s flag restored to %s", gid, attr, value)
-                        nbg[attr] = value
-            elif nbg.get("grade") or nbg.get("locked") or nbg.get("solution") or nbg.get("task"):
-                self.log.warning("cell with unknown grade id %r made a plain cell", gid)
-                del cell.metadata["nbgrader"]
-        return nb, resources

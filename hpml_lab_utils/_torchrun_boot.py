@@ -68,7 +68,7 @@ def _worker(argv: list) -> int:
         if code and not isinstance(exc.code, int) and exc.code is not None:
             print(exc.code, file=sys.stderr)  # sys.exit("message") prints its message
         return code
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - whatever the script raised goes to the status file
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename in (__file__, "<frozen runpy>"):
             tb = tb.tb_next  # show the script's frames, not this bootstrap's
@@ -99,7 +99,7 @@ def _agent(argv: list) -> int:
         runpy.run_module("torch.distributed.run", run_name="__main__", alter_sys=True)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - printed: torchrun's summary
         traceback.print_exc()  # torchrun's summary of the failed workers (ChildFailedError)
         return 1
     return 0

@@ -2,8 +2,10 @@
 
 ``HPML_FAST=1`` (set by CI and by the autograder) shrinks every problem size so a
 notebook runs in seconds; without it the default sizes run on a laptop CPU in a
-few minutes. Notebooks never read the variable themselves: they call
-:func:`fast_mode` or :func:`pick`.
+few minutes. ``HPML_FORCE_CPU=1`` makes a machine with a GPU behave as one
+without: Numba's CUDA simulator, torch on ``"cpu"``, wall-clock timers.
+Notebooks never read the variables themselves: they call :func:`fast_mode`,
+:func:`pick` or ask :mod:`hpml_lab_utils.device`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ _TRUE_WORDS = {"1", "true", "yes", "on"}
 def fast_mode() -> bool:
     """True when ``HPML_FAST`` is set to 1/true/yes/on (case-insensitive)."""
     return os.environ.get("HPML_FAST", "").strip().lower() in _TRUE_WORDS
+
+
+def cpu_forced() -> bool:
+    """True when ``HPML_FORCE_CPU`` is set to 1/true/yes/on: use no GPU even if there is one."""
+    return os.environ.get("HPML_FORCE_CPU", "").strip().lower() in _TRUE_WORDS
 
 
 def grading() -> bool:

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

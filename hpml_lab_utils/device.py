@@ -17,20 +17,23 @@ import sys
 import warnings
 from functools import lru_cache
 
-from .config import fast_mode
+from .config import cpu_forced, fast_mode
+from .machine import cpu_model, usable_cores
 
 _SIM_VAR = "NUMBA_ENABLE_CUDASIM"
 
 
-@lru_cache(maxsize=1)
 def cuda_device_count() -> int:
-    """Number of CUDA devices the driver reports (0 without driver or GPU).
+    """Number of CUDA devices the driver reports (0 without driver or GPU, and with ``HPML_FORCE_CPU=1``).
 
     Asks the driver library directly (``cuInit`` + ``cuDeviceGetCount``), so it
-    never imports torch or numba. ``HPML_FORCE_CPU=1`` makes it return 0.
+    never imports torch or numba.
     """
-    if os.environ.get("HPML_FORCE_CPU", "").strip() in {"1", "true", "yes"}:
-        return 0
+    return 0 if cpu_forced() else _driver_device_count()
+
+
+@lru_cache(maxsize=1)
+def _driver_device_count() -> int:
     for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
         try:
             lib = ctypes.CDLL(name)
@@ -79,30 +82,12 @@ def cuda_kernels_are_simulated() -> bool:
 
 
 def torch_device() -> str:
-    """``"cuda"`` when torch sees a GPU, else ``"cpu"`` (imports torch)."""
+    """``"cuda"`` when torch sees a GPU and ``HPML_FORCE_CPU`` is not set, else ``"cpu"`` (imports torch)."""
+    if cpu_forced():
+        return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def cpu_model() -> str:
-    """CPU model name from ``/proc/cpuinfo`` (Linux) or :mod:`platform`."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def _version(module_name: str) -> str:

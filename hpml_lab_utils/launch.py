@@ -65,9 +65,10 @@ import time
 import types
 import uuid
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 DEFAULT_TIMEOUT_S = 300.0
 RESULT_DIR_ENV = "HPML_LAUNCH_DIR"

@@ -23,7 +23,7 @@ weights (parameters with two or more dimensions) and how many are zero.
 from __future__ import annotations
 
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 import torch.nn as nn

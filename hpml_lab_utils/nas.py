@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["ArchCache", "ProxyAccuracy", "arch_key", "plot_pareto", "proxy_data"]
 

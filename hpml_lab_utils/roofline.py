@@ -28,7 +28,6 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import glob
 import hashlib
 import json
 import math
@@ -36,21 +35,22 @@ import os
 import socket
 import sys
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from .config import fast_mode, pick
-from .device import cpu_model, gpu_name, has_cuda, usable_cores
+from .device import gpu_name, has_cuda
+from .machine import available_memory_bytes, cpu_model, last_level_cache_bytes, usable_cores
 from .timing import quiet_bench
 
 MiB = 1 << 20
 GiB = 1 << 30
-FALLBACK_LLC_BYTES = 32 * MiB  # used when the cache size cannot be read
 ROOF_SLACK = 1.05  # a point more than 5% above its roof is flagged
 CACHE_SCHEMA = 1  # bump when the JSON layout changes; older files are ignored
 TRIAD_SCALAR = 3.0
@@ -98,7 +98,7 @@ class Peaks:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Peaks":
+    def from_dict(cls, data: dict[str, Any]) -> Peaks:
         """Inverse of :meth:`to_dict`; raises ``KeyError``/``ValueError``/``TypeError`` on a malformed dict."""
         flops = {str(k): float(v) for k, v in dict(data["flops"]).items()}
         bandwidth = float(data["bandwidth"])
@@ -176,71 +176,6 @@ def _ridge_point(peak_flops: float, peak_bandwidth: float) -> float:
 
 
 # ------------------------------------------------------------------ machine facts
-
-
-def _parse_cache_size(text: str) -> int:
-    """``"107520K"`` -> bytes (sysfs writes K, M or G suffixes)."""
-    text = text.strip().upper()
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
-    digits = text[:-1] if text[-1:] in "KMG" else text
-    return int(digits) * scale
-
-
-def last_level_cache_bytes() -> int:
-    """Total last-level cache of the usable CPUs in bytes (week 2).
-
-    Sums the distinct highest-level data/unified caches found in
-    ``/sys/devices/system/cpu/cpu*/cache/index*`` (two sockets -> two L3s),
-    then tries ``os.sysconf``; falls back to 32 MiB.
-    """
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = list(range(os.cpu_count() or 1))
-    caches: dict[tuple[int, str], int] = {}
-    for cpu in cpus:
-        for index in glob.glob(f"/sys/devices/system/cpu/cpu{cpu}/cache/index*"):
-            try:
-                kind = Path(index, "type").read_text().strip()
-                if kind == "Instruction":
-                    continue
-                level = int(Path(index, "level").read_text())
-                size = _parse_cache_size(Path(index, "size").read_text())
-                try:
-                    shared = Path(index, "shared_cpu_list").read_text().strip()
-                except OSError:
-                    shared = f"cpu{cpu}"
-                caches[(level, shared)] = size
-            except (OSError, ValueError):
-                continue
-    if caches:
-        top = max(level for level, _ in caches)
-        total = sum(size for (level, _), size in caches.items() if level == top)
-        if total > 0:
-            return total
-    for name in ("SC_LEVEL3_CACHE_SIZE", "SC_LEVEL2_CACHE_SIZE"):
-        try:
-            size = int(os.sysconf(name))
-        except (ValueError, OSError, AttributeError):
-            continue
-        if size > 0:
-            return size
-    return FALLBACK_LLC_BYTES
-
-
-def _available_memory_bytes() -> int | None:
-    """``MemAvailable`` from ``/proc/meminfo``, else free pages from ``os.sysconf``; None if unknown."""
-    try:
-        with open("/proc/meminfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def machine_key() -> str:
@@ -365,7 +300,7 @@ def _default_array_bytes(device: str = "cpu") -> tuple[int, str]:
         llc = last_level_cache_bytes()
         want = max(4 * llc, pick(256 * MiB, 32 * MiB))
         cap = pick(2 * GiB, 512 * MiB)
-        available = _available_memory_bytes()
+        available = available_memory_bytes()
         if available is not None:
             cap = min(cap, available // 8)
         size = min(want, cap)
@@ -621,7 +556,7 @@ def plot_roofline(
     )
 
     # compute ceilings, highest first; the chosen dtype solid, the others dashed
-    for i, (name, value) in enumerate(sorted(peaks.flops.items(), key=lambda kv: -kv[1])):
+    for name, value in sorted(peaks.flops.items(), key=lambda kv: -kv[1]):
         chosen = name == dtype
         ax.plot(
             [value / bandwidth, x_hi], [value / 1e9, value / 1e9],

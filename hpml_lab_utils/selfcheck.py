@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 SALT = "hpml-selfcheck-v1"
 DIGEST_LENGTH = 16

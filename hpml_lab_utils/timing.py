@@ -17,24 +17,25 @@ import statistics
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from .config import pick
+from .config import cpu_forced, pick
 
 NOISY_IQR_FRACTION = 0.10  # warn when IQR / median exceeds this
 
 
 def _torch_cuda_available() -> bool:
-    """True when torch is already imported and sees a GPU (never touches torch.cuda otherwise)."""
+    """True when torch is already imported and sees a GPU (never touches torch.cuda otherwise) and the CPU is not forced."""
     torch = sys.modules.get("torch")
-    if torch is None:
+    if torch is None or cpu_forced():
         return False
     try:
         return bool(torch.cuda.is_available())
-    except Exception:  # a broken CUDA install: fall back to CPU timing
+    except Exception:  # noqa: BLE001 - a broken CUDA install: fall back to CPU timing
         return False
 
 
@@ -58,7 +59,7 @@ class Timer:
         """Last measured interval in milliseconds."""
         return self.elapsed_s * 1e3
 
-    def __enter__(self) -> "Timer":
+    def __enter__(self) -> Timer:
         if self.use_cuda:
             import torch
 

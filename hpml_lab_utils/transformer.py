@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import sys
 import weakref
+from collections.abc import Callable, Sequence
 from importlib import resources
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import torch
 import torch.nn as nn

@@ -19,7 +19,7 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 BURN = "while True: pass"
 CHURN = (

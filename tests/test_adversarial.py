@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 import socket
 import threading
@@ -25,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, pipeline, sample_class
+from autograder import cli, generate, labs, nbgrader_app, sample_class
 from autograder.paths import CoursePaths
 from autograder.preprocessors import hidden_test_lines
 from autograder.records import StatusStore
@@ -43,7 +42,7 @@ LIMITS = {"cell_timeout_s": 10, "notebook_timeout_s": 75, "memory_mb": 3072, "ma
 
 def _points() -> tuple[float, dict[str, float]]:
     """(total autograded points, points per autograded test cell), as the pipeline reads them."""
-    per = {c.grade_id: c.points for c in pipeline.grade_cells(SOURCE) if c.autograded}
+    per = {c.grade_id: c.points for c in labs.grade_cells(SOURCE) if c.autograded}
     return sum(per.values()), per
 
 
@@ -110,7 +109,7 @@ def _job_processes(work: Path) -> list[int]:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     if not SOURCE.exists():
-        pytest.skip(f"{SOURCE} does not exist yet")
+        pytest.fail(f"{SOURCE} is missing: the lab these tests grade is part of the course")
     work = tmp_path_factory.mktemp("adversarial")
     listener = Listener()
     with pytest.MonkeyPatch.context() as mp:
@@ -120,7 +119,7 @@ def graded(tmp_path_factory):
         for var in ("HPML_CELL_TIMEOUT", "HPML_NOTEBOOK_TIMEOUT", "HPML_MAX_OUTPUT_BYTES"):
             mp.delenv(var, raising=False)
         paths = CoursePaths.from_env()
-        release = pipeline.register_lab(LAB, paths)[0]
+        release = generate.register_lab(LAB, paths)[0]
         folder = work / "class"
         sample_class.build_sample_class(folder, SOURCE, release)
         shutil.rmtree(folder / "untouched")
@@ -167,7 +166,7 @@ def test_honest_students_graded_exactly(graded, student):
     assert r.status == "graded", r.message
     assert r.failed_tests == list(HONEST[student])
     assert r.score == pytest.approx(expected_score(HONEST[student]))
-    with pipeline.gradebook(graded["paths"]) as gb:  # the merged gradebook agrees
+    with nbgrader_app.open_gradebook(graded["paths"]) as gb:  # the merged gradebook agrees
         sub = gb.find_submission(LAB, student)
         code_score = sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades if g.cell_type == "code")
         assert code_score == pytest.approx(expected_score(HONEST[student]))
@@ -194,7 +193,7 @@ def test_csv_row(graded, student):
 
 
 def _written_points() -> float:
-    return sum(c.points for c in pipeline.grade_cells(SOURCE) if not c.autograded)
+    return sum(c.points for c in labs.grade_cells(SOURCE) if not c.autograded)
 
 
 def test_timeouts_name_their_cells(graded):

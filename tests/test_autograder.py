@@ -18,7 +18,19 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from autograder import cli, pipeline, sample_class, sandbox
+from autograder import (
+    autograde,
+    cli,
+    export,
+    generate,
+    gradebook,
+    labs,
+    limits,
+    nbgrader_app,
+    processes,
+    sample_class,
+    scheduler,
+)
 from autograder.kernels import KernelMissing, ensure_kernels
 from autograder.paths import CoursePaths
 from autograder.preprocessors import CleanReleaseMetadata, RedactTracebacks
@@ -141,7 +153,7 @@ def test_config_paths_follow_environment(toy_course, tmp_path):
 
     raw = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
     work = tmp_path / "work"
-    for cfg in (raw, pipeline.load_config(toy_course)):
+    for cfg in (raw, nbgrader_app.load_config(toy_course)):
         cd = cfg.CourseDirectory
         assert cd.root == str(tmp_path / "course")
         assert cd.source_directory == "solutions" and cd.release_directory == "labs"
@@ -161,7 +173,7 @@ def test_default_grading_dir_is_the_ignored_work_folder(monkeypatch):
 
 
 def test_config_execution_and_feedback_settings(toy_course):
-    cfg = pipeline.load_config(toy_course)
+    cfg = nbgrader_app.load_config(toy_course)
     assert 0 < cfg.Execute.timeout <= 600
     assert cfg.Execute.interrupt_on_timeout is True
     assert cfg.OverwriteCells.add_missing_cells is True
@@ -259,11 +271,11 @@ def test_read_notebook_accepts_a_notebook(tmp_path):
 
 def test_invalid_json_submission_gets_status_invalid_notebook(toy_course, tmp_path):
     bad = _write(tmp_path / "subs" / "mallory" / f"{TOY}.ipynb", nbformat.writes(toy_notebook())[:200])
-    result = pipeline.grade_one(TOY, "mallory", bad, paths=toy_course)
+    result = autograde.grade_one(TOY, "mallory", bad, paths=toy_course)
     assert result.status == INVALID_NOTEBOOK
     assert result.score == 0 and result.max_score == 6
     assert "invalid JSON" in result.message
-    missing = pipeline.grade_one(TOY, "nobody", None, paths=toy_course)
+    missing = autograde.grade_one(TOY, "nobody", None, paths=toy_course)
     assert missing.status == INVALID_NOTEBOOK and "no notebook found" in missing.message
 
 
@@ -305,9 +317,9 @@ def test_grader_error_message_names_the_root_cause():
            "[ERROR] There was an error processing assignment: /w/submitted/a/lab\n[ERROR] Traceback (most recent call last):\n"
            "nbclient.exceptions.DeadKernelError: Kernel died\n"
            "[ERROR] Please see the the above traceback for details on the specific errors on the above failures.\n")
-    assert pipeline.RunLog(False, log).last_error() == "Kernel died while waiting for execute reply."
+    assert nbgrader_app.RunLog(False, log).last_error() == "Kernel died while waiting for execute reply."
     tb = "Traceback (most recent call last):\n  File 'x'\nsqlalchemy.exc.OperationalError: database is locked\n"
-    assert pipeline.RunLog(False, "", tb).last_error() == "OperationalError: database is locked"
+    assert nbgrader_app.RunLog(False, "", tb).last_error() == "OperationalError: database is locked"
 
 
 def test_write_csv_to_stream():
@@ -377,7 +389,7 @@ def test_release_metadata_cleaning():
 
 
 def test_sample_class_builder(toy_course, tmp_path):
-    release = pipeline.generate_lab(TOY, toy_course)[0]
+    release = generate.generate_lab(TOY, toy_course)[0]
     source = toy_course.source / TOY / f"{TOY}.ipynb"
     files = sample_class.build_sample_class(tmp_path / "class", source, release)
     assert sorted(files) == sorted(sample_class.STUDENTS)
@@ -405,7 +417,7 @@ def test_sample_class_builder(toy_course, tmp_path):
 
 @pytest.mark.slow
 def test_toy_class_grades_idempotently_and_restores_deleted_tests(toy_course, tmp_path):
-    release = pipeline.generate_lab(TOY, toy_course)[0]
+    release = generate.generate_lab(TOY, toy_course)[0]
     source = toy_course.source / TOY / f"{TOY}.ipynb"
     subs = tmp_path / "subs"
     files = sample_class.build_sample_class(subs, source, release)
@@ -423,7 +435,7 @@ def test_toy_class_grades_idempotently_and_restores_deleted_tests(toy_course, tm
             cell.source = "import os\nos._exit(1)\n" + cell.source
     nbformat.write(nb, _write(subs / "crasher" / f"{TOY}.ipynb", ""))
 
-    first = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None)}
+    first = {r.student_id: r for r in autograde.autograde_class(TOY, subs, toy_course, progress=None)}
     assert first["perfect"].status == GRADED and first["perfect"].score == 5
     assert first["one_wrong"].score == 2 and first["one_wrong"].failed_tests == ["test_average_throughput"]
     assert first["untouched"].score == 0
@@ -438,9 +450,9 @@ def test_toy_class_grades_idempotently_and_restores_deleted_tests(toy_course, tm
     executed = nbformat.read(toy_course.autograded / "perfect" / TOY / f"{TOY}.ipynb", as_version=4)
     assert "fast mode: 1" in json.dumps(executed.cells[1].outputs)
 
-    second = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None)}
+    second = {r.student_id: r for r in autograde.autograde_class(TOY, subs, toy_course, progress=None)}
     assert second == first
-    assert {(r.student_id, r.score, r.status) for r in pipeline.collect_results(toy_course)} == \
+    assert {(r.student_id, r.score, r.status) for r in export.collect_results(toy_course)} == \
            {(r.student_id, r.score, r.status) for r in first.values()}
 
 
@@ -466,26 +478,34 @@ def test_parser_autograde_options():
     assert (a.jobs, a.student, a.force) == (3, ["a", "b"], True)
     a = parse(["autograde", "lab01_benchmarking", "subs"])
     assert a.jobs is None and a.student is None and not a.force
-    assert pipeline.default_jobs() >= 1
+    assert scheduler.default_jobs() >= 1
 
 
 def test_grading_limits_follow_the_lab_and_the_environment(monkeypatch):
-    from autograder import limits
-
     monkeypatch.delenv("HPML_SANDBOX_LIMITS", raising=False)
     for var in ("HPML_CELL_TIMEOUT", "HPML_NOTEBOOK_TIMEOUT", "HPML_MAX_OUTPUT_BYTES"):
         monkeypatch.delenv(var, raising=False)
-    lab = pipeline.grading_limits("lab01_benchmarking")
-    assert lab.cell_timeout_s == limits.limits_for("lab01_benchmarking").cell_timeout_s
+    lab = limits.limits_for("lab01_benchmarking")
+    assert lab.notebook_timeout_s == limits.LAB_OVERRIDES["lab01_benchmarking"]["notebook_timeout_s"] != 900
+    assert limits.limits_for("no_such_lab") == limits.Limits()
     monkeypatch.setenv("HPML_CELL_TIMEOUT", "7")
     monkeypatch.setenv("HPML_NOTEBOOK_TIMEOUT", "33")
-    short = pipeline.grading_limits("lab01_benchmarking")
-    assert (short.cell_timeout_s, short.notebook_timeout_s) == (7, 33)
-    assert (short.lab_limits.cell_timeout_s, short.lab_limits.notebook_timeout_s) == (7, 33)
+    short = limits.limits_for("lab01_benchmarking")
+    assert (short.cell_timeout_s, short.notebook_timeout_s, short.memory_mb) == (7, 33, lab.memory_mb)
+    monkeypatch.setenv("HPML_CELL_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="HPML_CELL_TIMEOUT"):
+        limits.limits_for("lab01_benchmarking")
+
+
+def test_readme_limits_table_is_the_one_the_code_uses():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- limits table:")
+    table = readme[readme.index("\n", start) + 1 : readme.index("<!-- end of limits table -->")].strip()
+    assert table == limits.markdown_table(labs.list_labs()), "run autograder.limits.markdown_table() into the README"
 
 
 def test_cap_outputs_cuts_text_and_notes_it():
-    from autograder.worker import cap_outputs
+    from autograder.execute import cap_outputs
 
     cell = new_code_cell("print(...)")
     cell.outputs = [new_output("stream", name="stdout", text="x" * 5000), new_output("stream", name="stdout", text="y")]
@@ -511,7 +531,6 @@ def test_cap_outputs_cuts_text_and_notes_it():
 
 def test_kill_job_kills_the_whole_tree_and_new_sessions(tmp_path):
     """A worker with a grandchild in a session of its own (as jupyter_client starts kernels): all of it dies."""
-    import os
     import time as _time
 
     script = ("import subprocess, sys, time\n"
@@ -519,11 +538,11 @@ def test_kill_job_kills_the_whole_tree_and_new_sessions(tmp_path):
               "time.sleep(60)\n")
     proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
     deadline = _time.time() + 10
-    while not sandbox.descendants(proc.pid) and _time.time() < deadline:
+    while not processes.descendants(proc.pid) and _time.time() < deadline:
         _time.sleep(0.05)
-    tree = sandbox.descendants(proc.pid) | {proc.pid}
+    tree = processes.descendants(proc.pid) | {proc.pid}
     assert len(tree) == 2
-    pipeline.kill_job(proc)
+    processes.kill_job(proc)
     _time.sleep(0.2)
     alive = []
     for pid in tree:
@@ -537,7 +556,7 @@ def test_kill_job_kills_the_whole_tree_and_new_sessions(tmp_path):
 
 
 def _toy_class(toy_course, tmp_path) -> Path:
-    release = pipeline.generate_lab(TOY, toy_course)[0]
+    release = generate.generate_lab(TOY, toy_course)[0]
     subs = tmp_path / "subs"
     sample_class.build_sample_class(subs, toy_course.source / TOY / f"{TOY}.ipynb", release)
     return subs
@@ -550,50 +569,50 @@ def _summary(results):
 @pytest.mark.slow
 def test_parallel_grading_gives_the_serial_grades(toy_course, tmp_path):
     subs = _toy_class(toy_course, tmp_path)
-    serial = pipeline.autograde_class(TOY, subs, toy_course, progress=None, jobs=1)
+    serial = autograde.autograde_class(TOY, subs, toy_course, progress=None, jobs=1)
     other = CoursePaths(root=toy_course.root, work=tmp_path / "work2", release=toy_course.release)
-    parallel = pipeline.autograde_class(TOY, subs, other, progress=None, jobs=3)
+    parallel = autograde.autograde_class(TOY, subs, other, progress=None, jobs=3)
     assert _summary(serial) == _summary(parallel)
-    assert {(r.student_id, r.score, r.status) for r in pipeline.collect_results(toy_course)} == \
-           {(r.student_id, r.score, r.status) for r in pipeline.collect_results(other)}
+    assert {(r.student_id, r.score, r.status) for r in export.collect_results(toy_course)} == \
+           {(r.student_id, r.score, r.status) for r in export.collect_results(other)}
 
 
 @pytest.mark.slow
 def test_rerun_skips_unchanged_and_one_student_regrade_touches_only_them(toy_course, tmp_path, monkeypatch):
     subs = _toy_class(toy_course, tmp_path)
-    first = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)}
+    first = {r.student_id: r for r in autograde.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)}
 
     def no_worker(*a, **k):
         raise AssertionError("an unchanged submission was graded again")
 
     with monkeypatch.context() as mp:
-        mp.setattr(pipeline, "_start_worker", no_worker)
-        again = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None)}
+        mp.setattr(scheduler, "start_worker", no_worker)
+        again = {r.student_id: r for r in autograde.autograde_class(TOY, subs, toy_course, progress=None)}
     assert again == first
 
     def gradebook_rows(student):
-        with pipeline.gradebook(toy_course) as gb:
+        with nbgrader_app.open_gradebook(toy_course) as gb:
             sub = gb.find_submission(TOY, student)
             return sorted((g.name, g.auto_score, g.needs_manual_grade) for nb in sub.notebooks for g in nb.grades)
 
     before = {s: gradebook_rows(s) for s in ("perfect", "untouched")}
     # one_wrong hands in a corrected notebook: only they are graded again
     nbformat.write(nbformat.read(subs / "perfect" / f"{TOY}.ipynb", as_version=4), subs / "one_wrong" / f"{TOY}.ipynb")
-    out = pipeline.autograde_class(TOY, subs, toy_course, progress=None, students=["one_wrong"])
+    out = autograde.autograde_class(TOY, subs, toy_course, progress=None, students=["one_wrong"])
     assert [(r.student_id, r.score) for r in out] == [("one_wrong", 5)]
     store = StatusStore(toy_course.statuses)
     for sid in ("perfect", "untouched", "not_json"):
         assert store.get(TOY, sid) == first[sid], sid
     assert {s: gradebook_rows(s) for s in before} == before
     assert store.get(TOY, "one_wrong").score == 5
-    with pipeline.gradebook(toy_course) as gb:
+    with nbgrader_app.open_gradebook(toy_course) as gb:
         assert len(gb.find_assignment(TOY).submissions) == 3  # replaced, not added
 
 
 @pytest.mark.slow
 def test_interrupted_batch_is_completed_by_the_next_run(toy_course, tmp_path, monkeypatch):
     subs = _toy_class(toy_course, tmp_path)
-    real_merge = pipeline.merge_submission
+    real_merge = gradebook.merge_submission
     calls = []
 
     def merge_then_interrupt(*args, **kwargs):
@@ -603,21 +622,21 @@ def test_interrupted_batch_is_completed_by_the_next_run(toy_course, tmp_path, mo
         return real_merge(*args, **kwargs)
 
     with monkeypatch.context() as mp:
-        mp.setattr(pipeline, "merge_submission", merge_then_interrupt)
+        mp.setattr(gradebook, "merge_submission", merge_then_interrupt)
         with pytest.raises(KeyboardInterrupt):
-            pipeline.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)
+            autograde.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)
     recorded = {r.student_id for r in StatusStore(toy_course.statuses).results(TOY)}
     assert calls[1] not in recorded  # nothing is recorded before its merge
     assert not list((toy_course.work / "jobs" / TOY).glob("*/result.json")), "a worker outlived the interrupt"
-    done = pipeline.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)
+    done = autograde.autograde_class(TOY, subs, toy_course, progress=None, jobs=2)
     clean = CoursePaths(root=toy_course.root, work=tmp_path / "clean", release=toy_course.release)
-    assert _summary(done) == _summary(pipeline.autograde_class(TOY, subs, clean, progress=None, jobs=2))
+    assert _summary(done) == _summary(autograde.autograde_class(TOY, subs, clean, progress=None, jobs=2))
 
 
 @pytest.mark.slow
 def test_late_submission_by_timestamp(toy_course, tmp_path):
     """nbgrader's timestamp.txt after the lab's due date: status late, points as nbgrader gives them."""
-    release = pipeline.generate_lab(TOY, toy_course)[0]
+    release = generate.generate_lab(TOY, toy_course)[0]
     subs = tmp_path / "subs"
     files = sample_class.build_sample_class(subs, toy_course.source / TOY / f"{TOY}.ipynb", release)
     for student in ("one_wrong", "untouched", "not_json"):
@@ -629,19 +648,19 @@ def test_late_submission_by_timestamp(toy_course, tmp_path):
     nbformat.write(nbformat.read(files["perfect"], as_version=4), late / f"{TOY}.ipynb")
     (late / "timestamp.txt").write_text("2026-11-21 10:00:00.000000 UTC")
     (subs / "perfect" / "timestamp.txt").write_text("2026-11-19 10:00:00.000000 UTC")
-    out = {r.student_id: r for r in pipeline.autograde_class(TOY, subs, toy_course, progress=None,
+    out = {r.student_id: r for r in autograde.autograde_class(TOY, subs, toy_course, progress=None,
                                                              due="2026-11-20 23:59:00 UTC")}
     assert out["perfect"].status == GRADED and out["perfect"].score == 5
     assert out["late_perfect"].status == "late" and out["late_perfect"].score == 5
     assert "after the due date" in out["late_perfect"].message
-    rows = {r.student_id: r for r in pipeline.collect_results(toy_course)}
+    rows = {r.student_id: r for r in export.collect_results(toy_course)}
     assert rows["late_perfect"].status == "late" and "after the due date" in rows["late_perfect"].message
 
 
 def test_grading_kernels_share_the_cores_among_jobs():
-    cores = pipeline.default_jobs()
-    one_job = pipeline.kernel_threads(1)
-    assert set(one_job) == set(pipeline.THREAD_VARIABLES)
+    cores = scheduler.default_jobs()
+    one_job = scheduler.kernel_threads(1)
+    assert set(one_job) == set(scheduler.THREAD_VARIABLES)
     assert one_job["OMP_NUM_THREADS"] == str(cores)
-    assert pipeline.kernel_threads(cores)["NUMBA_NUM_THREADS"] == "1"
-    assert pipeline.kernel_threads(4 * cores)["OMP_NUM_THREADS"] == "1"  # never 0
+    assert scheduler.kernel_threads(cores)["NUMBA_NUM_THREADS"] == "1"
+    assert scheduler.kernel_threads(4 * cores)["OMP_NUM_THREADS"] == "1"  # never 0

@@ -26,7 +26,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -179,7 +178,7 @@ def student(browser, tmp_path_factory):
 def _has_outputs(path: Path) -> bool:
     try:
         return any(c.get("outputs") for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
-    except Exception:  # noqa: BLE001: half-written file
+    except Exception:  # noqa: BLE001 - half-written file
         return False
 
 
@@ -329,10 +328,10 @@ def test_formgrader_lists_every_lab(instructor):
 
 def test_formgrader_shows_the_graded_sample_class(instructor):
     page, server = instructor["page"], instructor["server"]
-    from autograder import pipeline, sample_class
+    from autograder import labs, sample_class
 
     page.goto(server.api("/formgrader/manage_students"))
-    cells = pipeline.grade_cells(ROOT / "solutions" / LAB / f"{LAB}.ipynb")  # points from the metadata
+    cells = labs.grade_cells(ROOT / "solutions" / LAB / f"{LAB}.ipynb")  # points from the metadata
     auto, total = sum(c.points for c in cells if c.autograded), sum(c.points for c in cells)
     wrong = next(c.points for c in cells if c.grade_id == sample_class.WRONG_TEST)
     for student, score in (("perfect", auto), ("one_wrong", auto - wrong), ("untouched", 0)):

@@ -38,7 +38,7 @@ def test_duplicate_grade_ids_rejected():
     nb = nbformat.read(SOURCE, as_version=4)
     graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id")]
     graded[1].metadata["nbgrader"]["grade_id"] = graded[0].metadata["nbgrader"]["grade_id"]
-    with pytest.raises(Exception):
+    with pytest.raises(jsonschema.ValidationError, match="failed to validate"):
         CheckCellMetadataOnce().preprocess(nb, {})
 
 

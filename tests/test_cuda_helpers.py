@@ -10,12 +10,12 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-import hpml_lab_utils as hl  # noqa: E402  (first: it picks the simulator when there is no GPU)
-from hpml_lab_utils import cuda_helpers  # noqa: E402
+import hpml_lab_utils as hl
+from hpml_lab_utils import cuda_helpers
 
 pytestmark = pytest.mark.lab04
 

@@ -4,10 +4,9 @@ import pickle
 
 import numpy as np
 import pytest
+import torch
 
 from hpml_lab_utils.data import SyntheticImages, class_patterns
-
-torch = pytest.importorskip("torch")
 
 
 def test_patterns_shape_dtype_and_scale():

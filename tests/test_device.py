@@ -17,14 +17,27 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env, timeout=120)
 
 
-def test_forced_cpu_reports_no_gpu(monkeypatch):
+def test_forced_cpu_reports_no_gpu_to_numba_torch_and_the_timers(monkeypatch):
+    """HPML_FORCE_CPU=1, even set after the driver was asked once: no GPU anywhere the course looks."""
+    import torch
+
+    from hpml_lab_utils.timing import Timer
+
+    device.cuda_device_count()  # the driver's answer is cached; the switch must still win
     monkeypatch.setenv("HPML_FORCE_CPU", "1")
-    device.cuda_device_count.cache_clear()
-    try:
-        assert device.cuda_device_count() == 0
-        assert device.has_cuda() is False
-    finally:
-        device.cuda_device_count.cache_clear()
+    assert device.cuda_device_count() == 0
+    assert device.has_cuda() is False
+    assert device.torch_device() == "cpu"
+    assert device.gpu_name() is None
+    assert Timer().use_cuda is False
+    assert torch.zeros(1, device=device.torch_device()).device.type == "cpu"
+
+
+def test_without_the_switch_torch_device_follows_torch(monkeypatch):
+    import torch
+
+    monkeypatch.delenv("HPML_FORCE_CPU", raising=False)
+    assert device.torch_device() == ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def test_import_turns_on_simulator_and_kernels_run_without_gpu():

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import mutants
 import pytest
 
-from autograder import pipeline
-
-import mutants
+from autograder import labs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,7 +24,7 @@ pytestmark = pytest.mark.slow
 
 
 def autograded_points(source: Path) -> dict[str, float]:
-    return {c.grade_id: c.points for c in pipeline.grade_cells(source) if c.autograded}
+    return {c.grade_id: c.points for c in labs.grade_cells(source) if c.autograded}
 
 
 @pytest.fixture(scope="module", params=LABS)

@@ -1,13 +1,12 @@
 """hpml_lab_utils.models: the small CNN of lab06, its training loop, evaluation and weight counts."""
 
 import pytest
+import torch
+import torch.nn.utils.parametrize
+import torch.nn.utils.prune
+from torch import nn
 
-torch = pytest.importorskip("torch")
-nn = torch.nn
-import torch.nn.utils.parametrize  # noqa: E402
-import torch.nn.utils.prune  # noqa: E402
-
-from hpml_lab_utils import models  # noqa: E402
+from hpml_lab_utils import models
 
 pytestmark = pytest.mark.lab06
 

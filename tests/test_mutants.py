@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import mutants
 import nbformat
 import pytest
 
-import mutants
-from autograder import pipeline
+from autograder import labs
 from autograder.sample_class.build import strip_solution_markers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def test_mutants_apply_to_the_reference(lab):
     nb = reference(lab)
     answer_ids = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
                   if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"}
-    test_ids = {c.grade_id for c in pipeline.grade_cells(ROOT / "solutions" / lab / f"{lab}.ipynb") if c.autograded}
+    test_ids = {c.grade_id for c in labs.grade_cells(ROOT / "solutions" / lab / f"{lab}.ipynb") if c.autograded}
     for m in found:
         assert m.fails, f"{lab}: mutant {m.name} names no test cell that must fail"
         assert m.fails <= test_ids, f"{lab}: mutant {m.name} names unknown test cells {sorted(m.fails - test_ids)}"

@@ -1,11 +1,10 @@
 """hpml_lab_utils.nas: architecture keys, caches, proxy data and accuracy, Pareto plots (lab08)."""
 
 import pytest
+import torch
+from torch import nn
 
-torch = pytest.importorskip("torch")
-nn = torch.nn
-
-from hpml_lab_utils import nas  # noqa: E402
+from hpml_lab_utils import nas
 
 pytestmark = pytest.mark.lab08
 

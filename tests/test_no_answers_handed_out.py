@@ -116,7 +116,7 @@ def same_results(helper, graded, make_args, trials: int = 6) -> bool:
         args = make_args(rng)
         try:
             got = _call_briefly(helper, args)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a helper that fails on these inputs computes nothing graded
             return False
         want = graded(*args)
         try:

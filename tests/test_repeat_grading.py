@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, pipeline, sample_class
+from autograder import cli, generate, labs, sample_class
 from autograder.paths import CoursePaths
 from autograder.records import StatusStore
 
@@ -29,7 +29,7 @@ def test_ten_gradings_give_the_same_points(tmp_path):
         mp.setenv("HPML_GRADING_DIR", str(tmp_path))
         mp.delenv("HPML_COURSE_ROOT", raising=False)
         paths = CoursePaths.from_env()
-        release = pipeline.register_lab(LAB, paths)[0]
+        release = generate.register_lab(LAB, paths)[0]
         folder = tmp_path / "class"
         sample_class.build_sample_class(folder, SOURCE, release)
         runs = []
@@ -40,7 +40,7 @@ def test_ten_gradings_give_the_same_points(tmp_path):
     differing = [(i, student, run[student], runs[0][student])
                  for i, run in enumerate(runs) for student in run if run[student] != runs[0][student]]
     assert not differing, f"(run, student, grade, first run's grade) that changed between runs: {differing}"
-    full = sum(c.points for c in pipeline.grade_cells(SOURCE) if c.autograded)
+    full = sum(c.points for c in labs.grade_cells(SOURCE) if c.autograded)
     status, score, failed = runs[0]["perfect"]
     assert (status, failed) == ("graded", ()) and score == pytest.approx(full), runs[0]["perfect"]
     assert runs[0]["one_wrong"][2] == (sample_class.WRONG_TEST,)

@@ -10,15 +10,13 @@ import warnings
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-from hpml_lab_utils import roofline  # noqa: E402
-from hpml_lab_utils.device import has_cuda  # noqa: E402
-from hpml_lab_utils.roofline import _attainable as attainable  # noqa: E402  (private: lab01 asks for it)
-from hpml_lab_utils.roofline import _ridge_point as ridge_point  # noqa: E402
-from hpml_lab_utils.roofline import (  # noqa: E402
+from hpml_lab_utils import roofline
+from hpml_lab_utils.device import has_cuda
+from hpml_lab_utils.roofline import (
     AboveRoofWarning,
     KernelPoint,
     Peaks,
@@ -27,6 +25,8 @@ from hpml_lab_utils.roofline import (  # noqa: E402
     plot_roofline,
     theoretical_peak_flops,
 )
+from hpml_lab_utils.roofline import _attainable as attainable
+from hpml_lab_utils.roofline import _ridge_point as ridge_point
 
 pytestmark = pytest.mark.lab01
 

@@ -27,7 +27,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder import kernel_launcher, sandbox
+from autograder import kernel_launcher, processes, sandbox
 from autograder.limits import ENV_VAR, LAB_OVERRIDES, Limits, limits_for
 from autograder.sandbox import BUBBLEWRAP, LIMITS_ONLY
 
@@ -235,14 +235,14 @@ def test_launcher_memory_and_file_limits_hold_in_the_child(tmp_path):
     assert (scratch / "big.bin").stat().st_size <= 1 << 20
 
 
-@pytest.mark.skipif(not sandbox.process_limit_enforced(), reason="root without a writable pids cgroup")
+@pytest.mark.skipif(not processes.process_limit_enforced(), reason="root without a writable pids cgroup")
 def test_launcher_bounds_a_fork_bomb(tmp_path):
-    cgroup = sandbox._make_cgroup(TEST_LIMITS.max_processes)
+    cgroup = processes.make_cgroup(TEST_LIMITS.max_processes)
     try:
         got, _ = _launch(tmp_path, FORK_PROBE + "\nprint(json.dumps(fork_probe()))", cgroup=cgroup)
     finally:
         if cgroup is not None:
-            sandbox._kill_cgroup(cgroup)
+            processes.kill_cgroup(cgroup)
     assert got["error"] == "BlockingIOError" and got["forked"] < TEST_LIMITS.max_processes
 
 
@@ -437,7 +437,7 @@ def test_huge_file_fails(probe):
 @pytest.mark.slow
 def test_fork_bomb_is_bounded(probe):
     level, res, ctx = probe
-    if not sandbox.process_limit_enforced():
+    if not processes.process_limit_enforced():
         pytest.skip("root without a writable pids cgroup: max_processes is not enforced here")
     assert res["fork"]["error"] == "BlockingIOError"
     assert res["fork"]["forked"] < TEST_LIMITS.max_processes

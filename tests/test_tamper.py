@@ -15,7 +15,6 @@ Two layers:
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import shutil
 import sys
@@ -29,20 +28,18 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.utils import determine_grade
 
+from autograder.edited_cells import cell_changes, release_cells
 from autograder.tamper import (
     EXCEPTION_NAME,
     AuditTamperGuards,
     InsertTamperGuards,
-    cell_changes,
     find_tampering,
     free_names,
-    source_cells_from_gradebook,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = str(Path(sys.executable).parent)
 KERNEL = "python3"
-HAVE_TORCH = importlib.util.find_spec("torch") is not None
 
 
 def _meta(grade_id, *, grade=False, solution=False, locked=False, points=0):
@@ -171,10 +168,9 @@ def run_many(jobs: dict[str, tuple], concurrency: int = 3) -> dict[str, tuple]:
 @pytest.fixture(scope="module")
 def tamper_runs():
     jobs = {name: (WRONG + code, {target: TESTS[target]}) for name, (code, target, _) in TAMPERS.items()}
-    if HAVE_TORCH:
-        jobs["torch.allclose"] = (WRONG + TORCH_PATCH, TORCH_TEST)
-        # the tests of this notebook never mention torch: not snapshotted, caught by provenance alone
-        jobs["torch.allclose unwatched"] = (WRONG + TORCH_PATCH, {"t_abs": TESTS["t_abs"]})
+    jobs["torch.allclose"] = (WRONG + TORCH_PATCH, TORCH_TEST)
+    # the tests of this notebook never mention torch: not snapshotted, caught by provenance alone
+    jobs["torch.allclose unwatched"] = (WRONG + TORCH_PATCH, {"t_abs": TESTS["t_abs"]})
     jobs["honest"] = (HONEST, TESTS)
     jobs["honest extras"] = (HONEST + HONEST_EXTRAS, TESTS)
     jobs["wrong"] = (WRONG, TESTS)
@@ -226,7 +222,6 @@ def test_each_monkeypatch_is_detected_and_scores_zero(tamper_runs, name):
     assert found and found[0].startswith(f"{target}: ") and message in found[0]
 
 
-@pytest.mark.skipif(not HAVE_TORCH, reason="torch is not installed")
 def test_torch_allclose_is_detected(tamper_runs):
     nb, scores = tamper_runs["torch.allclose"]
     assert scores["t_torch"] == 0.0
@@ -284,7 +279,8 @@ COURSE_CONFIG = textwrap.dedent("""\
         ClearOutput, DeduplicateIds, Execute, GetGrades, IgnorePattern, LimitOutput, OverwriteCells,
         OverwriteKernelspec, SaveAutoGrades)
     from autograder.preprocessors import RedactTracebacks
-    from autograder.tamper import AuditTamperGuards, DropUnknownGradeIds, InsertTamperGuards
+    from autograder.edited_cells import DropUnknownGradeIds
+    from autograder.tamper import AuditTamperGuards, InsertTamperGuards
     c = get_config()
     c.CourseDirectory.root = {course!r}
     c.CourseDirectory.course_id = "toy"
@@ -447,7 +443,7 @@ def test_course_changed_test_cells_are_restored_and_never_trusted(course, studen
 
 def test_cell_changes_lists_what_each_submission_changed(course):
     course, students, _, _ = course
-    source = source_cells_from_gradebook(f"sqlite:///{course / 'gradebook.db'}", "toy", "toy")
+    source = release_cells(course / "release" / "toy" / "toy.ipynb")  # what the worker compares with
     changes = {name: cell_changes(nb, source) for name, nb in students.items()}
     assert changes["honest"] == [] and changes["tamperer"] == [] and changes["wrong_and_leaky"] == []
     assert changes["edited_and_points"] == [

@@ -5,7 +5,6 @@ asserts an absolute speed.
 """
 
 import time
-import warnings
 
 import numpy as np
 import pytest
@@ -119,3 +118,17 @@ def test_torch_cuda_not_touched_when_torch_not_imported(monkeypatch):
 
     monkeypatch.delitem(sys.modules, "torch", raising=False)
     assert timing._torch_cuda_available() is False
+
+
+def test_quiet_bench_returns_stats_without_the_noise_warning(recwarn):
+    import time
+
+    calls = []
+
+    def jittery():
+        calls.append(1)
+        time.sleep(0.002 if len(calls) % 3 else 0.02)  # every third call 10x slower: noisy
+
+    stats = timing.quiet_bench(jittery, warmup_s=0.0, budget_s=0.05, min_repeats=9)
+    assert stats.n >= 9 and stats.min_s >= 0.002
+    assert not [w for w in recwarn if "noisy" in str(w.message)]

@@ -3,11 +3,10 @@
 import math
 
 import pytest
+import torch
+from torch.nn import functional as F
 
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
-
-from hpml_lab_utils import transformer  # noqa: E402
+from hpml_lab_utils import transformer
 
 pytestmark = pytest.mark.lab07
 

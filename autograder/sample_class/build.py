@@ -9,7 +9,11 @@ from pathlib import Path
 
 import nbformat
 
-from .. import pipeline
+from ..autograde import autograde_class
+from ..export import export_grades
+from ..feedback import feedback_lab
+from ..generate import register_lab
+from ..labs import CourseError, lab_grade_cells, source_notebooks
 from ..paths import CoursePaths
 from ..records import GRADED, INVALID_NOTEBOOK, GradeResult
 
@@ -87,7 +91,7 @@ def build_sample_class(out: Path, source: Path, release: Path, wrong_function: s
     name = Path(release).name
     perfect = solved_notebook(Path(source), Path(release))
     files = {s: out / s / name for s in STUDENTS}
-    for student, path in files.items():
+    for path in files.values():
         if path.parent.exists():
             shutil.rmtree(path.parent)
         path.parent.mkdir(parents=True)
@@ -106,21 +110,21 @@ def run_demo(paths: CoursePaths, lab: str = LAB, progress=print) -> list[GradeRe
     """
     if paths.work.exists():
         shutil.rmtree(paths.work)
-    source = pipeline.source_notebooks(lab, paths)
+    source = source_notebooks(lab, paths)
     if len(source) != 1:
-        raise pipeline.PipelineError(f"the sample class expects {lab} to have one notebook, it has {len(source)}")
-    release = pipeline.register_lab(lab, paths)[0]
+        raise CourseError(f"the sample class expects {lab} to have one notebook, it has {len(source)}")
+    release = register_lab(lab, paths)[0]
     folder = paths.work / "sample_class"
     build_sample_class(folder, source[0], release)
-    results = pipeline.autograde_class(lab, folder, paths, progress=progress)
-    pipeline.feedback_lab(lab, paths, progress=None)
-    pipeline.export_grades(paths.work / "grades.csv", paths)
+    results = autograde_class(lab, folder, paths, progress=progress)
+    feedback_lab(lab, paths, progress=None)
+    export_grades(paths.work / "grades.csv", paths)
     return results
 
 
 def check_expected(results: list[GradeResult], paths: CoursePaths, lab: str = LAB) -> list[str]:
     """What is wrong with the sample class's grades (empty list: all as expected)."""
-    cells = [c for c in pipeline.lab_grade_cells(lab, paths) if c.autograded]
+    cells = [c for c in lab_grade_cells(lab, paths) if c.autograded]
     auto = sum(c.points for c in cells)
     wrong = sum(c.points for c in cells if c.grade_id == WRONG_TEST)
     by = {r.student_id: r for r in results}

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dis
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def _binary_ops_executed(body: str) -> int:

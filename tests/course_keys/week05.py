@@ -8,7 +8,8 @@ table, with its sources: NVIDIA's V100 (2017), A100 (2020) and H100 (2022) archi
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 WARP_SIZE = 32  # every NVIDIA GPU so far (CUDA C++ Programming Guide, compute capabilities table)
 

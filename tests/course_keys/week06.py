@@ -5,7 +5,8 @@ Loaded by tests/test_course_quizzes.py, which checks every stored digest against
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def _tiled_global_reads(n: int, tile: int) -> int:

@@ -7,7 +7,8 @@ Loaded by tests/test_course_quizzes.py, which checks every digest stored in the 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def _nm_zero_share(n: int, m: int) -> float:

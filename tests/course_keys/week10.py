@@ -7,7 +7,8 @@ Loaded by tests/test_course_quizzes.py, which checks every digest stored in the 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def _softmax_t(logits: Sequence[float], temperature: float) -> list[float]:

@@ -6,7 +6,8 @@ Loaded by tests/test_course_quizzes.py, which checks every digest stored in the 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def _conv_macs(h_out: int, w_out: int, c_in: int, c_out: int, k: int) -> int:

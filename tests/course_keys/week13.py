@@ -6,8 +6,8 @@ Loaded by tests/test_course_quizzes.py, which checks every digest stored in the 
 
 from __future__ import annotations
 
-import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def _space_size(stages: int, depths: list[int], widths: list[int], kernels: list[int]) -> int:

@@ -6,7 +6,8 @@ Loaded by tests/test_course_quizzes.py, which checks every digest stored in the 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def _drift_factor(t_s: float, t0_s: float, nu: float) -> float:

@@ -5,7 +5,7 @@ a mistake a student makes at 11 pm (right shapes, wrong behaviour), written as
 text edits of the reference solution's answer cells, and the test cells that
 must lose their points because of it. :func:`grade_mutants` builds a class of
 the reference plus one student per mutant and grades it with
-``pipeline.autograde_class``, the instructor's own command. A mutant is
+``autograde.autograde_class``, the instructor's own command. A mutant is
 *killed* when it fails exactly the test cells it names; the reference must keep
 every autograded point.
 
@@ -105,7 +105,7 @@ def grade_class(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = 
                 untouched: bool = False) -> dict[str, object]:
     """Grade the reference (student ``REFERENCE``), each mutant (student = its name) and, if ``untouched``,
     the release as it is (student ``UNTOUCHED``) in ``work``, a fresh folder; return student -> GradeResult."""
-    from autograder import pipeline
+    from autograder import autograde, generate
     from autograder.paths import CoursePaths
     from autograder.records import StatusStore
     from autograder.sample_class.build import solved_notebook
@@ -113,7 +113,7 @@ def grade_class(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = 
     with mock.patch.dict(os.environ, {"HPML_GRADING_DIR": str(work)}):
         os.environ.pop("HPML_COURSE_ROOT", None)
         paths = CoursePaths.from_env()
-        release = pipeline.register_lab(lab, paths)[0]
+        release = generate.register_lab(lab, paths)[0]
         solved = solved_notebook(ROOT / "solutions" / lab / f"{lab}.ipynb", release)
         students = {REFERENCE: solved} | {m.name: apply(solved, m) for m in mutants}
         if untouched:
@@ -121,7 +121,7 @@ def grade_class(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = 
         for student, nb in students.items():
             (work / "class" / student).mkdir(parents=True)
             nbformat.write(nb, work / "class" / student / f"{lab}.ipynb")
-        pipeline.autograde_class(lab, work / "class", paths, progress=progress, jobs=jobs)
+        autograde.autograde_class(lab, work / "class", paths, progress=progress, jobs=jobs)
         return {r.student_id: r for r in StatusStore(paths.statuses).results(lab)}
 
 

@@ -1,6 +1,6 @@
 """lab06_compression: mistakes students make (see tests/mutants/__init__.py)."""
 
-from . import Mutant, mutant
+from . import mutant
 
 MUTANTS = [
     mutant("prune_floor_count",

@@ -1,6 +1,7 @@
-"""Helpers of the teaching notebooks (``course/weekNN_*.ipynb``): facts read from this machine.
+"""Facts about this machine, read from the operating system: CPU model, cores, SIMD width, clock, caches, memory.
 
-Week 1 computes this CPU's datasheet peak,
+The one place the course reads them (``hl.device.report``, the roofline's
+array sizes and the lectures all ask this module). Week 1 computes this CPU's datasheet peak,
 
     peak FLOP/s = cores x clock (cycles/s) x FLOP/cycle per core,
     FLOP/cycle  = SIMD lanes x (2 with FMA, else 1) x vector units per core,
@@ -12,10 +13,6 @@ ARM) and the clock from ``/sys/devices/system/cpu/cpu0/cpufreq`` or
 ``/proc/cpuinfo``. The number of vector (FMA) units per core is *not* in either
 file: it is an assumption the notebook states and lets the reader change.
 
-:func:`quiet_bench` (from :mod:`hpml_lab_utils.timing`) is `bench` without its noise warning,
-for the lectures' peak measurements (a peak is the best run; noise only slows
-the others).
-
 Example::
 
     facts = cpu_facts()
@@ -25,16 +22,101 @@ Example::
 
 from __future__ import annotations
 
+import glob
+import os
 import platform
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .device import usable_cores
-from .timing import quiet_bench  # noqa: F401 (lecture.quiet_bench: the notebooks' name for it)
-
 CPUINFO = Path("/proc/cpuinfo")
 CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
+FALLBACK_LLC_BYTES = 32 << 20  # used when the cache size cannot be read
+
+
+def cpu_model() -> str:
+    """CPU model name from ``/proc/cpuinfo`` (Linux) or :mod:`platform`."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _parse_cache_size(text: str) -> int:
+    """``"107520K"`` -> bytes (sysfs writes K, M or G suffixes)."""
+    text = text.strip().upper()
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    digits = text[:-1] if text[-1:] in "KMG" else text
+    return int(digits) * scale
+
+
+def last_level_cache_bytes() -> int:
+    """Total last-level cache of the usable CPUs in bytes (week 2).
+
+    Sums the distinct highest-level data/unified caches found in
+    ``/sys/devices/system/cpu/cpu*/cache/index*`` (two sockets -> two L3s),
+    then tries ``os.sysconf``; falls back to 32 MiB.
+    """
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = list(range(os.cpu_count() or 1))
+    caches: dict[tuple[int, str], int] = {}
+    for cpu in cpus:
+        for index in glob.glob(f"/sys/devices/system/cpu/cpu{cpu}/cache/index*"):
+            try:
+                kind = Path(index, "type").read_text().strip()
+                if kind == "Instruction":
+                    continue
+                level = int(Path(index, "level").read_text())
+                size = _parse_cache_size(Path(index, "size").read_text())
+                try:
+                    shared = Path(index, "shared_cpu_list").read_text().strip()
+                except OSError:
+                    shared = f"cpu{cpu}"
+                caches[(level, shared)] = size
+            except (OSError, ValueError):
+                continue
+    if caches:
+        top = max(level for level, _ in caches)
+        total = sum(size for (level, _), size in caches.items() if level == top)
+        if total > 0:
+            return total
+    for name in ("SC_LEVEL3_CACHE_SIZE", "SC_LEVEL2_CACHE_SIZE"):
+        try:
+            size = int(os.sysconf(name))
+        except (ValueError, OSError, AttributeError):
+            continue
+        if size > 0:
+            return size
+    return FALLBACK_LLC_BYTES
+
+
+def available_memory_bytes() -> int | None:
+    """``MemAvailable`` from ``/proc/meminfo``, else free pages from ``os.sysconf``; None if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 @dataclass

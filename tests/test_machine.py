@@ -1,10 +1,10 @@
-"""hpml_lab_utils.lecture: CPU facts for the week-1 peak-FLOP/s formula."""
+"""hpml_lab_utils.machine: CPU facts for the week-1 peak-FLOP/s formula."""
 
 from pathlib import Path
 
 import pytest
 
-from hpml_lab_utils import lecture
+from hpml_lab_utils import machine
 
 XEON = """processor\t: 0
 vendor_id\t: GenuineIntel
@@ -25,7 +25,7 @@ CPU implementer\t: 0x41
 
 
 def test_parse_cpuinfo_reads_the_first_block_only():
-    info = lecture.parse_cpuinfo(XEON)
+    info = machine.parse_cpuinfo(XEON)
     assert info["model name"].startswith("Intel(R) Xeon(R) Gold 6230")
     assert "avx512f" in info["flags"]
 
@@ -42,18 +42,18 @@ def test_parse_cpuinfo_reads_the_first_block_only():
     ],
 )
 def test_simd_of(flags, expected):
-    assert lecture.simd_of(frozenset(flags)) == expected
+    assert machine.simd_of(frozenset(flags)) == expected
 
 
 def test_flops_per_cycle_known_cores():
     # Skylake-SP Gold/Platinum: 2 AVX-512 FMA units -> 32 FP64, 64 FP32 FLOP/cycle
-    assert lecture.flops_per_cycle(512, 64, units=2, fma=True) == 32
-    assert lecture.flops_per_cycle(512, 32, units=2, fma=True) == 64
+    assert machine.flops_per_cycle(512, 64, units=2, fma=True) == 32
+    assert machine.flops_per_cycle(512, 32, units=2, fma=True) == 64
     # Haswell: 2 AVX2 FMA units -> 16 FP64; Sandy Bridge: AVX add + mul pipes, no FMA -> 8 FP64
-    assert lecture.flops_per_cycle(256, 64, units=2, fma=True) == 16
-    assert lecture.flops_per_cycle(256, 64, units=2, fma=False) == 8
+    assert machine.flops_per_cycle(256, 64, units=2, fma=True) == 16
+    assert machine.flops_per_cycle(256, 64, units=2, fma=False) == 8
     with pytest.raises(ValueError):
-        lecture.flops_per_cycle(0, 64)
+        machine.flops_per_cycle(0, 64)
 
 
 def test_cpu_facts_from_files(tmp_path: Path):
@@ -62,7 +62,7 @@ def test_cpu_facts_from_files(tmp_path: Path):
     freq = tmp_path / "cpufreq"
     freq.mkdir()
     (freq / "cpuinfo_max_freq").write_text("3900000\n")
-    facts = lecture.cpu_facts(cpuinfo, freq)
+    facts = machine.cpu_facts(cpuinfo, freq)
     assert (facts.simd, facts.vector_bits, facts.fma) == ("AVX-512", 512, True)
     assert facts.clock_ghz == pytest.approx(3.9) and "max" in facts.clock_source
     assert facts.clocks["nominal (model name)"] == pytest.approx(2.1)
@@ -73,37 +73,23 @@ def test_cpu_facts_from_files(tmp_path: Path):
 def test_cpu_facts_without_sysfs_uses_the_model_name_then_cpu_mhz(tmp_path: Path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text(XEON)
-    facts = lecture.cpu_facts(cpuinfo, tmp_path / "missing")
+    facts = machine.cpu_facts(cpuinfo, tmp_path / "missing")
     assert facts.clock_ghz == pytest.approx(2.1) and facts.clock_source == "nominal (model name)"
     cpuinfo.write_text(XEON.replace(" @ 2.10GHz", ""))
-    facts = lecture.cpu_facts(cpuinfo, tmp_path / "missing")
+    facts = machine.cpu_facts(cpuinfo, tmp_path / "missing")
     assert facts.clock_source == "current (cpu MHz)"
 
 
 def test_cpu_facts_arm_and_missing_files(tmp_path: Path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text(GRAVITON)
-    facts = lecture.cpu_facts(cpuinfo, tmp_path / "missing")
+    facts = machine.cpu_facts(cpuinfo, tmp_path / "missing")
     assert facts.simd == "NEON (ASIMD)" and facts.clock_ghz is None and facts.notes
-    facts = lecture.cpu_facts(tmp_path / "nothing", tmp_path / "missing")
+    facts = machine.cpu_facts(tmp_path / "nothing", tmp_path / "missing")
     assert facts.simd == "unknown" and facts.clock_ghz is None and len(facts.notes) >= 2
 
 
 def test_cpu_facts_of_this_machine_is_sane():
-    facts = lecture.cpu_facts()
+    facts = machine.cpu_facts()
     assert facts.cores >= 1 and facts.vector_bits >= 128
     assert facts.clock_ghz is None or 0.2 < facts.clock_ghz < 10
-
-
-def test_quiet_bench_returns_stats_without_the_noise_warning(recwarn):
-    import time
-
-    calls = []
-
-    def jittery():
-        calls.append(1)
-        time.sleep(0.002 if len(calls) % 3 else 0.02)  # every third call 10x slower: noisy
-
-    stats = lecture.quiet_bench(jittery, warmup_s=0.0, budget_s=0.05, min_repeats=9)
-    assert stats.n >= 9 and stats.min_s >= 0.002
-    assert not [w for w in recwarn if "noisy" in str(w.message)]

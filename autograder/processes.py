@@ -1,0 +1,151 @@
+"""The processes a grading starts: find them all, cap how many there may be, kill them all.
+
+A student's kernel can fork, start new sessions and outlive its parent. Two
+tools keep that bounded: a ``pids`` cgroup per kernel (as root, where
+``/sys/fs/cgroup`` is writable) whose ``pids.max`` caps tasks and which is
+emptied with SIGKILL at the end (:func:`make_cgroup`, :func:`kill_cgroup`),
+and :func:`kill_job`, which kills a worker with every session its processes
+opened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+CGROUP_PARENT = "hpml-grading"
+
+log = logging.getLogger(__name__)
+
+
+def pids_cgroup_root() -> Path | None:
+    """A writable pids cgroup hierarchy (v1 ``/sys/fs/cgroup/pids``, or v2 with the pids controller), or None."""
+    if os.geteuid() != 0:
+        return None
+    v1 = Path("/sys/fs/cgroup/pids")
+    if (v1 / "cgroup.procs").exists() and os.access(v1, os.W_OK):
+        return v1
+    v2 = Path("/sys/fs/cgroup")
+    with contextlib.suppress(OSError):
+        if "pids" in (v2 / "cgroup.controllers").read_text().split() and os.access(v2, os.W_OK):
+            return v2
+    return None
+
+
+def make_cgroup(max_tasks: int) -> Path | None:
+    root = pids_cgroup_root()
+    if root is None:
+        return None
+    try:
+        parent = root / CGROUP_PARENT
+        parent.mkdir(exist_ok=True)
+        if root.name != "pids":  # cgroup v2: enable pids for the children of our parent
+            with contextlib.suppress(OSError):
+                (root / "cgroup.subtree_control").write_text("+pids")
+            with contextlib.suppress(OSError):
+                (parent / "cgroup.subtree_control").write_text("+pids")
+        group = parent / f"kernel-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        group.mkdir()
+        (group / "pids.max").write_text(str(max_tasks))
+        return group
+    except OSError as exc:
+        log.warning("no pids cgroup for the grading kernel (%s); process limit via RLIMIT_NPROC only", exc)
+        return None
+
+
+def cgroup_pids(group: Path) -> list[int]:
+    with contextlib.suppress(OSError):
+        return [int(x) for x in (group / "cgroup.procs").read_text().split()]
+    return []
+
+
+def kill_cgroup(group: Path, timeout_s: float = 5.0) -> None:
+    """SIGKILL every process in ``group`` until it is empty (forks racing the kill included), then remove it."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pids = cgroup_pids(group)
+        if not pids or time.monotonic() > deadline:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.02)
+    for _ in range(50):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)
+    log.warning("could not remove cgroup %s", group)
+
+
+def pids_max_hits(group: Path) -> int:
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in (group / "pids.events").read_text().splitlines():
+            if line.startswith("max "):
+                return int(line.split()[1])
+    return 0
+
+
+def process_limit_enforced() -> bool:
+    """Whether ``max_processes`` holds here: a writable pids cgroup (root), or ``RLIMIT_NPROC`` (not root)."""
+    return os.geteuid() != 0 or pids_cgroup_root() is not None
+
+
+def descendants(pid: int) -> set[int]:
+    """Process ids of every live descendant of ``pid`` (from /proc; empty where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+def _sessions(pids: set[int]) -> set[int]:
+    sids = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            sids.add(os.getsid(pid))
+    return sids
+
+
+def kill_job(proc: subprocess.Popen, kernel_pid: int | None = None) -> None:
+    """SIGKILL a worker, its process group, its kernel's session and everything they started.
+
+    jupyter_client starts each kernel in a session of its own, so killing the
+    worker's group is not enough: the kernel's session (its pid) and every
+    descendant's session go too, including forks that outlived their parent.
+    """
+    pids = descendants(proc.pid) | {proc.pid}
+    sessions = (_sessions(pids) | {proc.pid} | ({kernel_pid} if kernel_pid else set())) - {os.getsid(0)}
+    for _ in range(3):  # a fork bomb can add processes while we kill: sweep a few times
+        for stat in Path("/proc").glob("[0-9]*"):
+            with contextlib.suppress(OSError, ValueError):
+                if os.getsid(int(stat.name)) in sessions:
+                    pids.add(int(stat.name))
+        for sid in sessions:
+            with contextlib.suppress(OSError):
+                os.killpg(sid, signal.SIGKILL)
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        pids = set()
+    with contextlib.suppress(Exception):
+        proc.wait(timeout=10)

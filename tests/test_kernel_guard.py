@@ -1,0 +1,89 @@
+"""The kernel-side tamper guard (``autograder/kernel_guard.py``) run in an in-process IPython shell.
+
+The same set-up cell the autograder inserts (:class:`InsertTamperGuards`) runs
+here without a kernel: an honest test cell gets an ``ok`` marker, a replaced
+``numpy.allclose`` makes the next test cell raise ``TamperingDetected``.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from autograder.tamper import GUARD_MIME, SETUP_FUNCTION, InsertTamperGuards, setup_source
+
+
+def _test_cell(grade_id: str, source: str):
+    cell = new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "grade_id": grade_id, "points": 1}
+    return cell
+
+
+@pytest.fixture
+def guarded_shell():
+    """(shell, guarded notebook) with the guard set up; the shell, numpy and builtins are restored afterwards."""
+    from IPython.core.displaypub import CapturingDisplayPublisher
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"
+    shell = InteractiveShell.instance(config=config)
+    shell.display_pub = CapturingDisplayPublisher()
+    nb = new_notebook(cells=[_test_cell("test_close", "import numpy as np\nassert np.allclose([1.0], [1.0])")])
+    nb, resources = InsertTamperGuards().preprocess(nb, {})
+    allclose, before = numpy.allclose, set(vars(builtins))
+    result = shell.run_cell(nb.cells[0].source)
+    try:
+        assert result.success, result.error_in_exec
+        yield shell, nb
+    finally:
+        numpy.allclose = allclose
+        for name in set(vars(builtins)) - before:
+            delattr(builtins, name)
+        InteractiveShell.clear_instance()
+
+
+def _markers(shell) -> list[dict]:
+    outputs = [out if isinstance(out, dict) else vars(out) for out in shell.display_pub.outputs]
+    return [out["data"][GUARD_MIME] for out in outputs if GUARD_MIME in out["data"]]
+
+
+def test_an_honest_test_cell_gets_a_signed_ok(guarded_shell):
+    shell, nb = guarded_shell
+    result = shell.run_cell(nb.cells[1].source)
+    assert result.success, result.error_in_exec
+    [marker] = _markers(shell)
+    assert marker["cell"] == "test_close" and marker["verdict"] == "ok" and len(marker["sig"]) == 64
+    assert SETUP_FUNCTION not in shell.user_ns  # the set-up function deletes itself
+
+
+def test_a_replaced_allclose_is_named(guarded_shell):
+    shell, nb = guarded_shell
+    assert shell.run_cell("import numpy\nnumpy.allclose = lambda *a, **k: True").success
+    result = shell.run_cell(nb.cells[1].source)
+    assert type(result.error_in_exec).__name__ == "TamperingDetected"
+    assert "numpy.allclose was replaced" in str(result.error_in_exec)
+    assert _markers(shell)[-1]["verdict"] == "tampered"
+
+
+def test_the_guard_refuses_calls_from_outside_a_test_cell(guarded_shell):
+    shell, nb = guarded_shell
+    token = nb.cells[1].source.split("(", 1)[0]
+    result = shell.run_cell(f"{token}('not_a_test_cell')")
+    assert "outside a test cell" in str(result.error_in_exec)
+
+
+def test_configuration_is_data_never_code():
+    """A value with quotes and code in it stays a string: the conf is parsed by json.loads in the kernel."""
+    conf = {"token": "_h1", "evil": "'); import os; os._exit(1); ('", "flag": True, "none": None}
+    source = setup_source(conf)
+    call = [line for line in source.splitlines() if line.startswith(f"{SETUP_FUNCTION}(")]
+    assert len(call) == 1 and "json').loads(" in call[0]
+    compile(source, "<guard set-up>", "exec")
+    namespace = {}
+    exec(call[0].replace(SETUP_FUNCTION, "parsed = dict", 1), namespace)  # the argument the guard receives
+    assert namespace["parsed"] == conf
