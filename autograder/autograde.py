@@ -37,8 +37,15 @@ from .versions import lab_version, submission_hash
 ProgressFn = Callable[[str], None]
 
 
-def finish_task(lab: str, task: GradingTask, paths: CoursePaths, limits: Limits,
-                cells: list[GradeCellInfo], lab_max: float, version: str) -> GradeResult:
+def finish_task(
+    lab: str,
+    task: GradingTask,
+    paths: CoursePaths,
+    limits: Limits,
+    cells: list[GradeCellInfo],
+    lab_max: float,
+    version: str,
+) -> GradeResult:
     """Turn a finished (or killed) worker into a :class:`GradeResult`; merge its grades when it scored."""
     job = task.job
     result = WorkerResult.read(job)
@@ -55,26 +62,50 @@ def finish_task(lab: str, task: GradingTask, paths: CoursePaths, limits: Limits,
     seconds = (task.ended or time.perf_counter()) - task.started
 
     def done(status: str, score, message: str, failed=(), **extra) -> GradeResult:
-        return GradeResult(student_id=task.student_id, status=status, score=score, max_score=lab_max,
-                           message="; ".join(x for x in (message, task.note) if x), lab=lab,
-                           failed_tests=list(failed), note=task.note, submission_hash=task.sub_hash,
-                           lab_version=version, seconds=round(seconds, 2), **extra)
+        return GradeResult(
+            student_id=task.student_id,
+            status=status,
+            score=score,
+            max_score=lab_max,
+            message="; ".join(x for x in (message, task.note) if x),
+            lab=lab,
+            failed_tests=list(failed),
+            note=task.note,
+            submission_hash=task.sub_hash,
+            lab_version=version,
+            seconds=round(seconds, 2),
+            **extra,
+        )
 
-    outcome = unscored_outcome(result, progress, limits, killed=task.killed,
-                               returncode=task.proc.returncode if task.proc else None, ran_s=seconds,
-                               log_ref=f"(log: {_rel_to(log_file, paths.work)})")
+    outcome = unscored_outcome(
+        result,
+        progress,
+        limits,
+        killed=task.killed,
+        returncode=task.proc.returncode if task.proc else None,
+        ran_s=seconds,
+        log_ref=f"(log: {_rel_to(log_file, paths.work)})",
+    )
     if outcome is not None:
         gradebook_rows.forget_grading(lab, task.student_id, paths, gradebook_too=True)
-        return done(outcome.status, outcome.score, outcome.message, in_gradebook=False,
-                    timed_out_cells=outcome.timed_out_cells)
+        return done(
+            outcome.status, outcome.score, outcome.message, in_gradebook=False, timed_out_cells=outcome.timed_out_cells
+        )
     with open_gradebook(paths) as gb:  # opened once: merge, then read back what was merged
         gradebook_rows.merge_submission(lab, task.student_id, job / GRADEBOOK, paths, dst=gb)
         scores = gradebook_rows.gradebook_scores(lab, task.student_id, paths, cells, gb=gb)
         late_s = gradebook_rows.seconds_late(lab, task.student_id, paths, gb=gb)
     outcome = scored_outcome(result, limits, late_s)
-    graded = done(outcome.status, scores.score, scores.message(outcome.message), scores.failed,
-                  timed_out_cells=outcome.timed_out_cells, tampering=list(result.tampering),
-                  detail=outcome.message, in_gradebook=True)
+    graded = done(
+        outcome.status,
+        scores.score,
+        scores.message(outcome.message),
+        scores.failed,
+        timed_out_cells=outcome.timed_out_cells,
+        tampering=list(result.tampering),
+        detail=outcome.message,
+        in_gradebook=True,
+    )
     graded.max_score = scores.max_score
     return graded
 
@@ -120,8 +151,9 @@ def grade_tasks(
                 gradebook_rows.forget_grading(lab, task.student_id, paths, gradebook_too=True)
             except Exception:  # noqa: BLE001 - the error below is what the instructor needs to see
                 pass
-            result = GradeResult(task.student_id, GRADER_ERROR, None, lab_max, f"{type(exc).__name__}: {exc}",
-                                 lab=lab, note=task.note)
+            result = GradeResult(
+                task.student_id, GRADER_ERROR, None, lab_max, f"{type(exc).__name__}: {exc}", lab=lab, note=task.note
+            )
         settle(result)
 
     pending = []
@@ -136,9 +168,20 @@ def grade_tasks(
         if problem:
             if STUDENT_ID.match(task.student_id):
                 gradebook_rows.forget_grading(lab, task.student_id, paths, gradebook_too=True)
-            settle(GradeResult(task.student_id, INVALID_NOTEBOOK, 0.0, lab_max,
-                               "; ".join(x for x in (problem, task.note) if x), lab=lab, note=task.note,
-                               submission_hash=task.sub_hash, lab_version=version, in_gradebook=False))
+            settle(
+                GradeResult(
+                    task.student_id,
+                    INVALID_NOTEBOOK,
+                    0.0,
+                    lab_max,
+                    "; ".join(x for x in (problem, task.note) if x),
+                    lab=lab,
+                    note=task.note,
+                    submission_hash=task.sub_hash,
+                    lab_version=version,
+                    in_gradebook=False,
+                )
+            )
         else:
             pending.append(task)
     try:
@@ -252,8 +295,15 @@ def autograde_class(
     tasks, reused = [], {}
     for sub in subs:
         stamp = _timestamp_file(sub)
-        task = GradingTask(sub.student_id, dict(sub.notebooks), note=sub.note, folder=sub.folder, timestamp=stamp,
-                           problem=sub.problem, sub_hash=submission_hash(sub.notebooks, stamp))
+        task = GradingTask(
+            sub.student_id,
+            dict(sub.notebooks),
+            note=sub.note,
+            folder=sub.folder,
+            timestamp=stamp,
+            problem=sub.problem,
+            sub_hash=submission_hash(sub.notebooks, stamp),
+        )
         prev = None if force else _skip_reason(lab, task, store, version, paths)
         if prev is not None:
             reused[sub.student_id] = prev
@@ -281,15 +331,23 @@ def autograde_class(
                 progress(line)
 
     if progress and reused:
-        progress(f"{len(reused)} unchanged submission(s) already graded against this lab version: kept "
-                 "(--force grades them again)")
-    graded = {r.student_id: r for r in grade_tasks(lab, tasks, paths, jobs=jobs, limits=limits,
-                                                   on_result=record, bar=bar)}
-    return [graded.get(s.student_id) or reused[s.student_id] for s in subs
-            if s.student_id in graded or s.student_id in reused]
+        progress(
+            f"{len(reused)} unchanged submission(s) already graded against this lab version: kept "
+            "(--force grades them again)"
+        )
+    graded = {
+        r.student_id: r for r in grade_tasks(lab, tasks, paths, jobs=jobs, limits=limits, on_result=record, bar=bar)
+    }
+    return [
+        graded.get(s.student_id) or reused[s.student_id]
+        for s in subs
+        if s.student_id in graded or s.student_id in reused
+    ]
 
 
-def _skip_reason(lab: str, task: GradingTask, store: StatusStore, version: str, paths: CoursePaths) -> GradeResult | None:
+def _skip_reason(
+    lab: str, task: GradingTask, store: StatusStore, version: str, paths: CoursePaths
+) -> GradeResult | None:
     """The recorded result of an unchanged submission graded against the same lab version, if it is final."""
     prev = store.get(lab, task.student_id)
     if prev is None or prev.status not in FINAL or not prev.submission_hash:

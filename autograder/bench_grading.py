@@ -129,10 +129,16 @@ def time_notebook(path: Path, repeats: int) -> tuple[float, float]:
             nb = nbformat.read(path, as_version=4)
             with tempfile.TemporaryDirectory() as cwd:
                 with Clock() as clock:
-                    NotebookClient(nb, timeout=600, kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
-                                   resources={"metadata": {"path": cwd}}, allow_errors=True,
-                                   shutdown_kernel="immediate", kernel_manager_class=PromptKernelManager,
-                                   extra_arguments=["--IPKernelApp.log_level=ERROR"]).execute()
+                    NotebookClient(
+                        nb,
+                        timeout=600,
+                        kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
+                        resources={"metadata": {"path": cwd}},
+                        allow_errors=True,
+                        shutdown_kernel="immediate",
+                        kernel_manager_class=PromptKernelManager,
+                        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                    ).execute()
                 if clock.wall < best:
                     best, best_cpu = clock.wall, clock.cpu
     return best, best_cpu
@@ -160,9 +166,14 @@ c.OverwriteCells.add_missing_cells = True
 def plain_nbgrader(files: dict[str, Path], paths: CoursePaths, folder: Path) -> tuple[Clock, dict[str, float]]:
     """Grade ``files`` with one serial ``nbgrader autograde``; return (its wall and CPU seconds, score per student)."""
     folder.mkdir(parents=True, exist_ok=True)
-    cfg = PLAIN_CONFIG.format(root=str(paths.root), release=str(paths.scratch_release),
-                              submitted=str(folder / "submitted"), autograded=str(folder / "autograded"),
-                              feedback=str(folder / "feedback"), db_url=f"sqlite:///{folder / 'gradebook.db'}")
+    cfg = PLAIN_CONFIG.format(
+        root=str(paths.root),
+        release=str(paths.scratch_release),
+        submitted=str(folder / "submitted"),
+        autograded=str(folder / "autograded"),
+        feedback=str(folder / "feedback"),
+        db_url=f"sqlite:///{folder / 'gradebook.db'}",
+    )
     (folder / "nbgrader_config.py").write_text(cfg, encoding="utf-8")
     for sid, path in files.items():
         dest = folder / "submitted" / sid / LAB / path.name
@@ -172,11 +183,21 @@ def plain_nbgrader(files: dict[str, Path], paths: CoursePaths, folder: Path) -> 
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     nbgrader = [sys.executable, "-m", "nbgrader"]
     # register the lab in this gradebook (generate into the scratch release the course already uses)
-    subprocess.run(nbgrader + ["generate_assignment", LAB, "--force", "--create", "--log-level=ERROR"], cwd=folder,
-                   env=env, check=True, capture_output=True)
+    subprocess.run(
+        nbgrader + ["generate_assignment", LAB, "--force", "--create", "--log-level=ERROR"],
+        cwd=folder,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     with Clock() as clock:
-        proc = subprocess.run(nbgrader + ["autograde", LAB, "--force", "--create", "--log-level=ERROR"], cwd=folder,
-                              env=env, capture_output=True, text=True)
+        proc = subprocess.run(
+            nbgrader + ["autograde", LAB, "--force", "--create", "--log-level=ERROR"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"nbgrader autograde failed: {proc.stderr[-2000:]}")
     from nbgrader.api import Gradebook
@@ -186,8 +207,9 @@ def plain_nbgrader(files: dict[str, Path], paths: CoursePaths, folder: Path) -> 
         for sid in files:
             with contextlib.suppress(Exception):
                 sub = gb.find_submission(LAB, sid)
-                scores[sid] = float(sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades
-                                        if g.cell.cell_type == "code"))
+                scores[sid] = float(
+                    sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades if g.cell.cell_type == "code")
+                )
     return clock, scores
 
 
@@ -202,8 +224,9 @@ def ours(class_dir: Path, work: Path, jobs: int, root: Path) -> tuple[Clock, dic
         for r in results:
             with contextlib.suppress(Exception):
                 sub = gb.find_submission(LAB, r.student_id)
-                scores[r.student_id] = float(sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades
-                                                 if g.cell.cell_type == "code"))
+                scores[r.student_id] = float(
+                    sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades if g.cell.cell_type == "code")
+                )
     return clock, scores, {r.student_id: r.status for r in results}
 
 
@@ -229,17 +252,23 @@ def main(argv: list[str] | None = None) -> int:
     class_dir = base / "class"
     files = build_class(class_dir, args.students, source, release)
     n = len(files)
-    print(f"bench: {n} submissions of {LAB} ({', '.join(KINDS)} in turn) in {base}; "
-          f"{default_jobs()} usable cores", flush=True)
+    print(
+        f"bench: {n} submissions of {LAB} ({', '.join(KINDS)} in turn) in {base}; {default_jobs()} usable cores",
+        flush=True,
+    )
     figures: dict = {"students": n, "cores": default_jobs()}
 
     perfect = next(p for sid, p in files.items() if sid.endswith("_perfect"))
     submitted_s, submitted_cpu = time_notebook(perfect, args.repeats)
     nb_s, nb_cpu = time_notebook(source, args.repeats)
-    figures.update(notebook_submitted_s=submitted_s, notebook_s=nb_s, notebook_submitted_cpu_s=submitted_cpu,
-                   notebook_cpu_s=nb_cpu)
-    print(f"notebook alone (nbclient, kernel start included): {submitted_s:.2f} s as submitted (perfect), "
-          f"{nb_s:.2f} s as graded (with the hidden tests); CPU {submitted_cpu:.2f} s and {nb_cpu:.2f} s", flush=True)
+    figures.update(
+        notebook_submitted_s=submitted_s, notebook_s=nb_s, notebook_submitted_cpu_s=submitted_cpu, notebook_cpu_s=nb_cpu
+    )
+    print(
+        f"notebook alone (nbclient, kernel start included): {submitted_s:.2f} s as submitted (perfect), "
+        f"{nb_s:.2f} s as graded (with the hidden tests); CPU {submitted_cpu:.2f} s and {nb_cpu:.2f} s",
+        flush=True,
+    )
 
     rows, all_scores = [], {}
     if not args.no_plain:
@@ -254,8 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((f"autograde --jobs {jobs}", clock))
         all_scores[f"jobs{jobs}"] = scores
         bad = {sid: st for sid, st in statuses.items() if st != "graded"}
-        print(f"autograde --jobs {jobs}: {clock.wall:.1f} s ({clock.wall / n:.2f} s per submission)"
-              + (f"; not graded: {bad}" if bad else ""), flush=True)
+        print(
+            f"autograde --jobs {jobs}: {clock.wall:.1f} s ({clock.wall / n:.2f} s per submission)"
+            + (f"; not graded: {bad}" if bad else ""),
+            flush=True,
+        )
 
     clocks = dict(rows)
     plain_s = clocks["plain nbgrader (serial)"].wall if "plain nbgrader (serial)" in clocks else None
@@ -265,8 +297,12 @@ def main(argv: list[str] | None = None) -> int:
         s = clock.wall
         speed = f"{plain_s / s:.2f}x" if plain_s else "-"
         print(f"{name:<26} {s:>8.1f} {s / n:>13.2f} {speed:>18} {clock.cpu / n:>17.2f}")
-        figures[name] = {"total_s": s, "per_submission_s": s / n, "speedup_vs_plain": plain_s / s if plain_s else None,
-                         "cpu_per_submission_s": clock.cpu / n}
+        figures[name] = {
+            "total_s": s,
+            "per_submission_s": s / n,
+            "speedup_vs_plain": plain_s / s if plain_s else None,
+            "cpu_per_submission_s": clock.cpu / n,
+        }
     if 1 in jobs_list and 2 in jobs_list:
         j1, j2 = clocks["autograde --jobs 1"].wall, clocks["autograde --jobs 2"].wall
         print(f"\nspeed-up of --jobs 2 over --jobs 1: {j1 / j2:.2f}x")
@@ -276,18 +312,24 @@ def main(argv: list[str] | None = None) -> int:
         figures["overhead_s"] = per - nb_s
         figures["overhead_vs_submitted_s"] = per - submitted_s
         figures["overhead_cpu_s"] = per_cpu - nb_cpu
-        print(f"per-submission overhead of --jobs 1 over the notebook alone: {per - nb_s:+.2f} s as graded "
-              f"({per:.2f} s vs {nb_s:.2f} s), {per - submitted_s:+.2f} s as submitted ({submitted_s:.2f} s); "
-              f"CPU {per_cpu - nb_cpu:+.2f} s as graded ({per_cpu:.2f} s vs {nb_cpu:.2f} s)")
+        print(
+            f"per-submission overhead of --jobs 1 over the notebook alone: {per - nb_s:+.2f} s as graded "
+            f"({per:.2f} s vs {nb_s:.2f} s), {per - submitted_s:+.2f} s as submitted ({submitted_s:.2f} s); "
+            f"CPU {per_cpu - nb_cpu:+.2f} s as graded ({per_cpu:.2f} s vs {nb_cpu:.2f} s)"
+        )
     if len(all_scores) > 1:
         ref_name, ref = next(iter(all_scores.items()))
         same = all(s == ref for s in all_scores.values())
         figures["same_points"] = same
-        print(f"same points in every run: {'yes' if same else 'NO'}"
-              + ("" if same else " " + json.dumps({k: v for k, v in all_scores.items()}, sort_keys=True)[:2000]))
-    print(textwrap.dedent("""
+        print(
+            f"same points in every run: {'yes' if same else 'NO'}"
+            + ("" if same else " " + json.dumps({k: v for k, v in all_scores.items()}, sort_keys=True)[:2000])
+        )
+    print(
+        textwrap.dedent("""
         targets (issue 3, 2 cores): --jobs 2 at least 1.8x faster than plain nbgrader; overhead under 1.5 s.
-        timings on a shared machine are noisy."""))
+        timings on a shared machine are noisy.""")
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
     if not args.keep:

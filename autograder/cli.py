@@ -38,68 +38,109 @@ from .validate import validate_lab
 def build_parser() -> argparse.ArgumentParser:
     argv0 = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
-        prog=argv0 if argv0 and argv0 not in ("__main__.py", "-c") and not argv0.startswith("pytest") else "python -m autograder",
+        prog=argv0
+        if argv0 and argv0 not in ("__main__.py", "-c") and not argv0.startswith("pytest")
+        else "python -m autograder",
         description="HPML instructor pipeline on top of nbgrader: release labs, validate them, "
-                    "autograde a class, write feedback, export grades.",
+        "autograde a class, write feedback, export grades.",
         epilog="Course root: the repository (or $HPML_COURSE_ROOT). Grading folder: --grading-dir, "
-               "$HPML_GRADING_DIR or autograder/work/ (git-ignored).",
+        "$HPML_GRADING_DIR or autograder/work/ (git-ignored).",
     )
-    grading_dir_help = ("working folder for submissions, gradebook, statuses and feedback "
-                        "(default: $HPML_GRADING_DIR or autograder/work)")
+    grading_dir_help = (
+        "working folder for submissions, gradebook, statuses and feedback "
+        "(default: $HPML_GRADING_DIR or autograder/work)"
+    )
     parser.add_argument("--grading-dir", metavar="DIR", help=grading_dir_help)
     # also accepted after the subcommand; SUPPRESS keeps a subcommand from resetting a value given before it
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--grading-dir", metavar="DIR", default=argparse.SUPPRESS, help=grading_dir_help)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("generate", parents=[common], help="generate the student release labs/<lab> from solutions/<lab>",
-                       description="Run nbgrader generate_assignment (forced) for each lab: solutions/<lab> -> "
-                                   "labs/<lab>, without solutions, hidden tests, outputs or volatile metadata.")
+    p = sub.add_parser(
+        "generate",
+        parents=[common],
+        help="generate the student release labs/<lab> from solutions/<lab>",
+        description="Run nbgrader generate_assignment (forced) for each lab: solutions/<lab> -> "
+        "labs/<lab>, without solutions, hidden tests, outputs or volatile metadata.",
+    )
     p.add_argument("labs", nargs="*", metavar="LAB", help="lab names (folders of solutions/); default: all")
     p.add_argument("--release-dir", metavar="DIR", help="write the release here instead of labs/ (for checks)")
 
-    p = sub.add_parser("validate", parents=[common], help="check that sources pass all tests and releases fail them",
-                       description="Run every source notebook (all its tests must pass) and every released "
-                                   "notebook (every autograded test must fail), with HPML_FAST=1. "
-                                   "Exit status 1 on any failure.")
+    p = sub.add_parser(
+        "validate",
+        parents=[common],
+        help="check that sources pass all tests and releases fail them",
+        description="Run every source notebook (all its tests must pass) and every released "
+        "notebook (every autograded test must fail), with HPML_FAST=1. "
+        "Exit status 1 on any failure.",
+    )
     p.add_argument("labs", nargs="*", metavar="LAB", help="lab names; default: all")
     p.add_argument("--release-dir", metavar="DIR", help="validate the release in DIR instead of labs/")
 
-    p = sub.add_parser("autograde", parents=[common], help="grade a folder or .zip of submissions",
-                       description="Grade every <student_id>/<anything>.ipynb in SUBMISSIONS (a folder or a "
-                                   ".zip), each student in a worker process of its own (--jobs at a time) "
-                                   "against a private copy of the gradebook; this process merges each result "
-                                   "into the gradebook. A bad submission gets a status and never stops the "
-                                   "batch. Unchanged submissions already graded against the same lab version "
-                                   "are kept (--force grades them again); a re-graded student's earlier "
-                                   "result is replaced.")
+    p = sub.add_parser(
+        "autograde",
+        parents=[common],
+        help="grade a folder or .zip of submissions",
+        description="Grade every <student_id>/<anything>.ipynb in SUBMISSIONS (a folder or a "
+        ".zip), each student in a worker process of its own (--jobs at a time) "
+        "against a private copy of the gradebook; this process merges each result "
+        "into the gradebook. A bad submission gets a status and never stops the "
+        "batch. Unchanged submissions already graded against the same lab version "
+        "are kept (--force grades them again); a re-graded student's earlier "
+        "result is replaced.",
+    )
     p.add_argument("lab", metavar="LAB", help="the lab to grade (a folder of solutions/)")
     p.add_argument("submissions", metavar="SUBMISSIONS", help="folder or .zip of <student_id>/<notebook>.ipynb")
-    p.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
-                   help=f"students graded at once (default: the usable cores, {default_jobs()} here)")
-    p.add_argument("--student", action="append", metavar="ID",
-                   help="grade only this student (repeatable); the others keep their results")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        metavar="N",
+        default=None,
+        help=f"students graded at once (default: the usable cores, {default_jobs()} here)",
+    )
+    p.add_argument(
+        "--student",
+        action="append",
+        metavar="ID",
+        help="grade only this student (repeatable); the others keep their results",
+    )
     p.add_argument("--force", action="store_true", help="grade again even unchanged, already graded submissions")
-    p.add_argument("--due", metavar="DATETIME",
-                   help="the lab's due date (e.g. '2026-11-20 23:59:00 UTC'); a timestamp.txt after it is late")
+    p.add_argument(
+        "--due",
+        metavar="DATETIME",
+        help="the lab's due date (e.g. '2026-11-20 23:59:00 UTC'); a timestamp.txt after it is late",
+    )
 
-    p = sub.add_parser("feedback", parents=[common], help="write HTML feedback for each graded student",
-                       description="Write feedback/<student>/<lab>/<notebook>.html in the grading folder for "
-                                   "each graded student: points per test, failure messages, no hidden test "
-                                   "code and no tracebacks.")
+    p = sub.add_parser(
+        "feedback",
+        parents=[common],
+        help="write HTML feedback for each graded student",
+        description="Write feedback/<student>/<lab>/<notebook>.html in the grading folder for "
+        "each graded student: points per test, failure messages, no hidden test "
+        "code and no tracebacks.",
+    )
     p.add_argument("lab", metavar="LAB")
     p.add_argument("--student", action="append", metavar="ID", help="only this student (repeatable)")
 
-    p = sub.add_parser("export", parents=[common], help="write the grade table as CSV",
-                       description="CSV with columns student_id, lab, score, max_score, status, message. "
-                                   "status tells a submission that could not be graded from a real zero.")
+    p = sub.add_parser(
+        "export",
+        parents=[common],
+        help="write the grade table as CSV",
+        description="CSV with columns student_id, lab, score, max_score, status, message. "
+        "status tells a submission that could not be graded from a real zero.",
+    )
     p.add_argument("--out", metavar="FILE", help="output file ('-' for stdout; default: <grading dir>/grades.csv)")
     p.add_argument("--lab", action="append", metavar="LAB", help="only this lab (repeatable)")
 
-    sub.add_parser("demo", parents=[common], help="grade the embedded sample class and print the grade table",
-                   description="Build the sample class of lab01 (perfect, one_wrong, untouched, not_json) "
-                               "from the solution and a fresh release, grade it in <grading dir>/demo, "
-                               "write feedback and a CSV, print the table and check the expected outcome.")
+    sub.add_parser(
+        "demo",
+        parents=[common],
+        help="grade the embedded sample class and print the grade table",
+        description="Build the sample class of lab01 (perfect, one_wrong, untouched, not_json) "
+        "from the solution and a fresh release, grade it in <grading dir>/demo, "
+        "write feedback and a CSV, print the table and check the expected outcome.",
+    )
     return parser
 
 
@@ -110,11 +151,18 @@ def format_table(results: list[GradeResult], message_width: int = 110) -> str:
         return text if len(text) <= message_width else text[: message_width - 3] + "..."
 
     head = ("student", "points", "max", "status", "message")
-    rows = [(r.student_id, "" if r.score is None else f"{r.score:g}",
-             "" if r.max_score is None else f"{r.max_score:g}", r.status, cut(r.message)) for r in results]
+    rows = [
+        (
+            r.student_id,
+            "" if r.score is None else f"{r.score:g}",
+            "" if r.max_score is None else f"{r.max_score:g}",
+            r.status,
+            cut(r.message),
+        )
+        for r in results
+    ]
     w = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-    lines = [f"{a:<{w[0]}}  {b:>{w[1]}}  {c:>{w[2]}}  {d:<{w[3]}}  {e}".rstrip()
-             for a, b, c, d, e in [head, *rows]]
+    lines = [f"{a:<{w[0]}}  {b:>{w[1]}}  {c:>{w[2]}}  {d:<{w[3]}}  {e}".rstrip() for a, b, c, d, e in [head, *rows]]
     lines.insert(1, "-" * min(max(len(l) for l in lines), 120))
     return "\n".join(lines)
 
@@ -140,8 +188,10 @@ def cmd_generate(args, paths: CoursePaths) -> int:
         for nb in generate_lab(lab, paths):
             cells = grade_cells(nb)
             tests = [c for c in cells if c.autograded]
-            print(f"{lab}: wrote {_rel(nb, paths)} ({len(tests)} autograded test cells, "
-                  f"{sum(c.points for c in tests):g} autograded points, {sum(c.points for c in cells):g} in all)")
+            print(
+                f"{lab}: wrote {_rel(nb, paths)} ({len(tests)} autograded test cells, "
+                f"{sum(c.points for c in tests):g} autograded points, {sum(c.points for c in cells):g} in all)"
+            )
     return 0
 
 
@@ -151,8 +201,10 @@ def cmd_validate(args, paths: CoursePaths) -> int:
         print(f"{lab}: validating (runs the source and the release with HPML_FAST=1) ...", flush=True)
         report = validate_lab(lab, paths)
         if report.ok:
-            print(f"{lab}: OK: the source passes all {report.test_cells} autograded test cells; "
-                  f"the release fails every one of them")
+            print(
+                f"{lab}: OK: the source passes all {report.test_cells} autograded test cells; "
+                f"the release fails every one of them"
+            )
         else:
             failed += 1
             print(f"{lab}: FAILED ({len(report.problems)} problems)")
@@ -166,17 +218,29 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
     if jobs < 1:
         raise CourseError("--jobs must be at least 1")
     limits = limits_for(args.lab)
-    print(f"grading {args.lab} from {args.submissions} into {paths.work} ({jobs} at a time; limits: "
-          f"{limits.describe()})", flush=True)
+    print(
+        f"grading {args.lab} from {args.submissions} into {paths.work} ({jobs} at a time; limits: {limits.describe()})",
+        flush=True,
+    )
     print(_isolation_line(), flush=True)
-    results = autograde_class(args.lab, args.submissions, paths,
-                                       progress=lambda line: print(line, flush=True), jobs=jobs,
-                                       students=args.student, force=args.force, due=args.due, bar=True)
+    results = autograde_class(
+        args.lab,
+        args.submissions,
+        paths,
+        progress=lambda line: print(line, flush=True),
+        jobs=jobs,
+        students=args.student,
+        force=args.force,
+        due=args.due,
+        bar=True,
+    )
     print()
     print(format_table(results))
     print("\n" + status_summary(results))
-    print(f"statuses: {paths.statuses}; next: `python -m autograder feedback {args.lab}` and "
-          "`python -m autograder export`")
+    print(
+        f"statuses: {paths.statuses}; next: `python -m autograder feedback {args.lab}` and "
+        "`python -m autograder export`"
+    )
     return 0
 
 
@@ -229,8 +293,10 @@ def cmd_demo(args, paths: CoursePaths) -> int:
         for p in problems:
             print(f"  - {p}")
         return 1
-    print("the sample class graded as expected (perfect: all autograded points; one_wrong: loses "
-          "test_average_throughput; untouched: 0; not_json: invalid notebook)")
+    print(
+        "the sample class graded as expected (perfect: all autograded points; one_wrong: loses "
+        "test_average_throughput; untouched: 0; not_json: invalid notebook)"
+    )
     return 0
 
 
@@ -254,15 +320,15 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        paths = CoursePaths.from_env(work=args.grading_dir,
-                                     release=getattr(args, "release_dir", None))
+        paths = CoursePaths.from_env(work=args.grading_dir, release=getattr(args, "release_dir", None))
         return COMMANDS[args.command](args, paths)
     except (CourseError, KernelMissing, CourseRootNotFound) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: statuses of the students graded so far are saved; run the same command again",
-              file=sys.stderr)
+        print(
+            "interrupted: statuses of the students graded so far are saved; run the same command again", file=sys.stderr
+        )
         return 130
 
 

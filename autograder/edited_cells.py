@@ -39,7 +39,9 @@ def cell_changes(submitted_nb, source_cells: Mapping[str, Mapping[str, Any]]) ->
         if cell.get("cell_type") != src.get("cell_type"):
             changes.append(f"cell {gid}: cell type changed to {cell.get('cell_type')}")
         if src.get("locked") and _norm(cell.get("source", "")) not in (
-                _norm(src.get("source", "")), _norm(_without_hidden_tests(src.get("source", "")))):
+            _norm(src.get("source", "")),
+            _norm(_without_hidden_tests(src.get("source", ""))),
+        ):
             changes.append(f"cell {gid}: locked cell edited (restored from the source)")
         if src.get("grade") and nbg.get("points") is not None and src.get("points") is not None:
             try:
@@ -98,10 +100,15 @@ class DropUnknownGradeIds(NbGraderPreprocessor):
         with Gradebook(ids["db_url"]) as gb:
             source_nb = gb.find_notebook(ids["notebook"], ids["assignment"])
             locked = {c.name: bool(c.locked) for c in source_nb.source_cells}
-            flags = {name: {"grade": False, "solution": False, "task": False, "locked": value}
-                     for name, value in locked.items()}
-            for attr, cells in (("grade", source_nb.grade_cells), ("solution", source_nb.solution_cells),
-                                ("task", source_nb.task_cells)):
+            flags = {
+                name: {"grade": False, "solution": False, "task": False, "locked": value}
+                for name, value in locked.items()
+            }
+            for attr, cells in (
+                ("grade", source_nb.grade_cells),
+                ("solution", source_nb.solution_cells),
+                ("task", source_nb.task_cells),
+            ):
                 for c in cells:
                     if c.name in flags:
                         flags[c.name][attr] = True
@@ -134,9 +141,14 @@ def release_cells(release_nb: Path) -> dict[str, dict]:
         nbg = cell.metadata.get("nbgrader", {})
         if nbg.get("grade_id"):
             points = float(nbg["points"]) if nbg.get("grade") and "points" in nbg else None
-            out[nbg["grade_id"]] = {"cell_type": cell.cell_type, "locked": bool(nbg.get("locked")),
-                                    "source": cell.source, "grade": bool(nbg.get("grade")), "points": points,
-                                    "solution": bool(nbg.get("solution"))}
+            out[nbg["grade_id"]] = {
+                "cell_type": cell.cell_type,
+                "locked": bool(nbg.get("locked")),
+                "source": cell.source,
+                "grade": bool(nbg.get("grade")),
+                "points": points,
+                "solution": bool(nbg.get("solution")),
+            }
     return out
 
 

@@ -35,9 +35,11 @@ def notebook_deadline_s() -> float | None:
 def not_run_reason(stopped: dict) -> str:
     """Why the cells after ``stopped["cell"]`` did not run, in words."""
     cell = stopped["cell"]
-    return {"died": f"the kernel died in {cell}",
-            "stuck": f"the kernel did not stop when interrupted in {cell}",
-            "wall": f"the notebook reached its time limit in {cell}"}[stopped["why"]]
+    return {
+        "died": f"the kernel died in {cell}",
+        "stuck": f"the kernel did not stop when interrupted in {cell}",
+        "wall": f"the notebook reached its time limit in {cell}",
+    }[stopped["why"]]
 
 
 def tracking_execute_class(job: Path, base=None, max_output_bytes: int = Limits().max_output_bytes):
@@ -94,7 +96,9 @@ def tracking_execute_class(job: Path, base=None, max_output_bytes: int = Limits(
                 cell.outputs = []
                 self._mark_not_run(cell, f"not run: {not_run_reason(type(self).stopped)}")
                 return cell, resources
-            self._progress = Progress(self._current, index, time.time(), _kernel_pid(self.km), list(type(self).timed_out))
+            self._progress = Progress(
+                self._current, index, time.time(), _kernel_pid(self.km), list(type(self).timed_out)
+            )
             self._progress.write(self._job)
             try:
                 cell, resources = super().preprocess_cell(cell, resources, index, **kwargs)
@@ -175,5 +179,3 @@ def cap_outputs(cell, limit: int, used: int = 0) -> tuple[bool, int]:
     if cut:
         cell["outputs"] = kept
     return cut, used
-
-

@@ -11,8 +11,12 @@ from .paths import CoursePaths
 from .records import StatusStore, scored_in_gradebook
 
 
-def feedback_lab(lab: str, paths: CoursePaths | None = None, students: list[str] | None = None,
-                 progress: Callable[[str], None] | None = print) -> dict[str, Path | str]:
+def feedback_lab(
+    lab: str,
+    paths: CoursePaths | None = None,
+    students: list[str] | None = None,
+    progress: Callable[[str], None] | None = print,
+) -> dict[str, Path | str]:
     """HTML feedback per graded student in ``feedback/<student>/<lab>/``; return student -> file or error."""
     from nbgrader.converters import GenerateFeedback
 

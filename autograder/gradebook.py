@@ -53,8 +53,14 @@ def lab_registered(lab: str, paths: CoursePaths) -> bool:
         return {n.name for n in assignment.notebooks} == set(notebook_names(lab, paths))
 
 
-def graded_message(failed: list[str], manual_pending: float, note: str = "", unanswered: list[str] = (),
-                   n_tests: int = 0, n_written: int = 0) -> str:
+def graded_message(
+    failed: list[str],
+    manual_pending: float,
+    note: str = "",
+    unanswered: list[str] = (),
+    n_tests: int = 0,
+    n_written: int = 0,
+) -> str:
     """One line for the instructor: failed autograded tests, unanswered and pending written answers, notes."""
     parts = []
     if failed:
@@ -64,8 +70,11 @@ def graded_message(failed: list[str], manual_pending: float, note: str = "", una
         many = n_written > 3 and len(unanswered) == n_written
         parts.append(f"unanswered: all {n_written} written answers" if many else "unanswered: " + ", ".join(unanswered))
     if manual_pending:
-        parts.append(f"{manual_pending:g} point{'' if manual_pending == 1 else 's'} of written answers "
-                     + ("awaits" if manual_pending == 1 else "await") + " manual grading")
+        parts.append(
+            f"{manual_pending:g} point{'' if manual_pending == 1 else 's'} of written answers "
+            + ("awaits" if manual_pending == 1 else "await")
+            + " manual grading"
+        )
     if note:
         parts.append(note)
     return "; ".join(parts)
@@ -87,8 +96,9 @@ class Scores:
         return graded_message(self.failed, self.manual_pending, note, self.unanswered, self.n_tests, self.n_written)
 
 
-def gradebook_scores(lab: str, student_id: str, paths: CoursePaths, cells: list[GradeCellInfo] | None = None,
-                     gb=None) -> Scores:
+def gradebook_scores(
+    lab: str, student_id: str, paths: CoursePaths, cells: list[GradeCellInfo] | None = None, gb=None
+) -> Scores:
     """Read one submission's points from the gradebook (``MissingEntry`` if there is none); ``gb``: one already open."""
     order = {c.grade_id: i for i, c in enumerate(cells or [])}
     autograded = {c.grade_id for c in cells or [] if c.autograded}
@@ -109,8 +119,15 @@ def gradebook_scores(lab: str, student_id: str, paths: CoursePaths, cells: list[
         def key(gid: str) -> tuple[int, str]:
             return order.get(gid, len(order)), gid
 
-        return Scores(float(sub.score), float(sub.max_score), sorted(failed, key=key),
-                      sorted(unanswered, key=key), pending, len(autograded), len(cells or []) - len(autograded))
+        return Scores(
+            float(sub.score),
+            float(sub.max_score),
+            sorted(failed, key=key),
+            sorted(unanswered, key=key),
+            pending,
+            len(autograded),
+            len(cells or []) - len(autograded),
+        )
 
 
 def merge_submission(lab: str, student_id: str, private_db: Path, paths: CoursePaths, dst=None) -> None:
@@ -131,8 +148,9 @@ def merge_submission(lab: str, student_id: str, private_db: Path, paths: CourseP
         sub = src.find_submission(lab, student_id)
         student = sub.student
         remove_submission(dst, lab, student_id)
-        dst.update_or_create_student(student_id, first_name=student.first_name, last_name=student.last_name,
-                                     email=student.email)
+        dst.update_or_create_student(
+            student_id, first_name=student.first_name, last_name=student.last_name, email=student.email
+        )
         kwargs = {"timestamp": sub.timestamp} if sub.timestamp is not None else {}
         dst.add_submission(lab, student_id, **kwargs)
         target = dst.find_submission(lab, student_id)

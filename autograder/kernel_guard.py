@@ -25,10 +25,23 @@ def _hpml_guard_setup(CONF):
     import os as OS
     import sys as S
     import types as T
+
     # the guard's own references to builtins: closure variables, not globals the notebook could shadow or patch
     (getattr, any, zip, set, range, list, isinstance, hasattr, type, len, str, dict, frozenset) = (
-        B.getattr, B.any, B.zip, B.set, B.range, B.list, B.isinstance, B.hasattr, B.type, B.len, B.str, B.dict,
-        B.frozenset)
+        B.getattr,
+        B.any,
+        B.zip,
+        B.set,
+        B.range,
+        B.list,
+        B.isinstance,
+        B.hasattr,
+        B.type,
+        B.len,
+        B.str,
+        B.dict,
+        B.frozenset,
+    )
     KERNEL_OWNED_BUILTINS = frozenset(CONF["kernel_owned"])
     from IPython import get_ipython
 
@@ -47,6 +60,7 @@ def _hpml_guard_setup(CONF):
         if real is None:
             real = _real_cache[path] = _os_realpath(path)
         return real
+
     FunctionType, BuiltinType = T.FunctionType, T.BuiltinFunctionType
     MethodType, ModuleType = T.MethodType, T.ModuleType
     getframe, gettrace, getprofile = S._getframe, S.gettrace, S.getprofile
@@ -56,6 +70,7 @@ def _hpml_guard_setup(CONF):
 
     class TamperingDetected(Exception):
         """Student code replaced something the tests rely on."""
+
     TamperingDetected.__module__ = "builtins"
     TamperingDetected.__qualname__ = "TamperingDetected"
 
@@ -76,7 +91,11 @@ def _hpml_guard_setup(CONF):
 
     def _watchable(v):
         return _isinst(v, (FunctionType, BuiltinType, MethodType, ModuleType, type)) or _type(v).__name__ in (
-            "_ArrayFunctionDispatcher", "ufunc", "builtin_function_or_method", "method_descriptor")
+            "_ArrayFunctionDispatcher",
+            "ufunc",
+            "builtin_function_or_method",
+            "method_descriptor",
+        )
 
     def _code_of(v):
         for attr in ("__code__",):
@@ -105,8 +124,15 @@ def _hpml_guard_setup(CONF):
                 continue
             if name == "builtins" and attr in KERNEL_OWNED_BUILTINS:
                 continue
-            entries.append((attr, v, getattr(v, "__code__", None), getattr(v, "__defaults__", None),
-                            getattr(v, "__kwdefaults__", None)))
+            entries.append(
+                (
+                    attr,
+                    v,
+                    getattr(v, "__code__", None),
+                    getattr(v, "__defaults__", None),
+                    getattr(v, "__kwdefaults__", None),
+                )
+            )
         snap.append((name, m, m.__dict__, entries))
     builtins_dict = b_dict
 
@@ -120,15 +146,29 @@ def _hpml_guard_setup(CONF):
     hook_snap = {k: (v, list(v)) for k, v in hook_lists.items()}
     itm, compiler = ip.input_transformer_manager, ip.compile
     ip_dict, ip_type = ip.__dict__, type(ip)
-    shell_methods = ["run_cell", "run_cell_async", "_run_cell", "run_ast_nodes", "run_code", "transform_cell",
-                     "transform_ast", "should_run_async", "showtraceback", "_showtraceback", "showsyntaxerror",
-                     "ex", "ev", "safe_execfile"]
+    shell_methods = [
+        "run_cell",
+        "run_cell_async",
+        "_run_cell",
+        "run_ast_nodes",
+        "run_code",
+        "transform_cell",
+        "transform_ast",
+        "should_run_async",
+        "showtraceback",
+        "_showtraceback",
+        "showsyntaxerror",
+        "ex",
+        "ev",
+        "safe_execfile",
+    ]
 
     def _lookup(cls, name):
         for k in cls.__mro__:
             if name in k.__dict__:
                 return k.__dict__[name]
         return None
+
     shell_snap = {n: (_get(ip_dict, n), _lookup(ip_type, n)) for n in shell_methods}
     compiler_type = type(compiler)
     compiler_snap = {n: _lookup(compiler_type, n) for n in ("__call__", "ast_parse", "cache", "reset_compiler_flags")}
@@ -208,9 +248,11 @@ def _hpml_guard_setup(CONF):
                     if cur is not _check and name + "." + attr not in key_targets and _from_library(cur):
                         continue  # re-bound by installed library code, e.g. torch._dynamo's wrappers
                     add(name + "." + attr + (" was deleted" if cur is _check else " was replaced"))
-                elif code is not None and (getattr(v, "__code__", None) is not code
-                                           or getattr(v, "__defaults__", None) is not defaults
-                                           or getattr(v, "__kwdefaults__", None) is not kwdefaults):
+                elif code is not None and (
+                    getattr(v, "__code__", None) is not code
+                    or getattr(v, "__defaults__", None) is not defaults
+                    or getattr(v, "__kwdefaults__", None) is not kwdefaults
+                ):
                     add(name + "." + attr + " was modified (code or defaults)")
         if _get(mods, "builtins") is not B or _get(sys_dict, "modules") is not mods:
             add("builtins module was replaced")
@@ -219,8 +261,12 @@ def _hpml_guard_setup(CONF):
             add("__builtins__ of the notebook was replaced")
         g = frame.f_globals
         for n in free:
-            if n in g and n in builtins_dict and _get(g, n) is not _get(builtins_dict, n) \
-                    and not _from_library(_get(g, n)):  # IPython puts its own `open` in the namespace
+            if (
+                n in g
+                and n in builtins_dict
+                and _get(g, n) is not _get(builtins_dict, n)
+                and not _from_library(_get(g, n))
+            ):  # IPython puts its own `open` in the namespace
                 add("builtins." + n + " was shadowed by a global of the notebook")
         for dotted in CONF["targets"]:
             problem = _provenance(dotted)
@@ -229,9 +275,11 @@ def _hpml_guard_setup(CONF):
         for label, (lst, items) in hook_snap.items():
             if _len(lst) != _len(items) or any(a is not b for a, b in zip(lst, items)):
                 add(label + " were changed")
-        if ip.input_transformers_cleanup is not hook_snap["IPython input transformers (cleanup)"][0] \
-                or ip.ast_transformers is not hook_snap["IPython AST transformers"][0] \
-                or ip.input_transformers_post is not hook_snap["IPython input transformers (post)"][0]:
+        if (
+            ip.input_transformers_cleanup is not hook_snap["IPython input transformers (cleanup)"][0]
+            or ip.ast_transformers is not hook_snap["IPython AST transformers"][0]
+            or ip.input_transformers_post is not hook_snap["IPython input transformers (post)"][0]
+        ):
             add("IPython transformer lists were replaced")
         if ip.input_transformer_manager is not itm or ip.compile is not compiler or type(ip) is not ip_type:
             add("the IPython shell's input machinery was replaced")

@@ -46,8 +46,15 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def bwrap_argv(kernel_argv: list[str], *, scratch: str, runtime_dir: str | None = None,
-               hide: list[str] = (), reveal: list[str] = (), bwrap: str = BWRAP) -> list[str]:
+def bwrap_argv(
+    kernel_argv: list[str],
+    *,
+    scratch: str,
+    runtime_dir: str | None = None,
+    hide: list[str] = (),
+    reveal: list[str] = (),
+    bwrap: str = BWRAP,
+) -> list[str]:
     """The ``bwrap`` command line that runs ``kernel_argv`` in the sandbox (see the module docstring).
 
     Mount order matters (bwrap applies them in order): the whole file system
@@ -68,8 +75,24 @@ def bwrap_argv(kernel_argv: list[str], *, scratch: str, runtime_dir: str | None 
         if any(r == h for h in hide_n):
             continue  # revealing a hidden folder itself would undo the hiding
         reveal_n.append(r)
-    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--cap-drop", "ALL",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    argv = [
+        bwrap,
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-all",
+        "--unshare-user",
+        "--cap-drop",
+        "ALL",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+    ]
     for h in hide_n:
         if os.path.isdir(h):
             argv += ["--tmpfs", h]
@@ -141,9 +164,11 @@ def main(argv: list[str] | None = None) -> int:
         print("kernel_launcher: missing `-- KERNEL ARGV...`", file=sys.stderr)
         return 2
     split = argv.index("--")
-    own, kernel_argv = argv[:split], argv[split + 1:]
+    own, kernel_argv = argv[:split], argv[split + 1 :]
     p = argparse.ArgumentParser(prog="python -m autograder.kernel_launcher", description=__doc__.split("\n\n")[0])
-    p.add_argument("--scratch", required=True, help="the student's scratch folder: the kernel's cwd, its only writable place")
+    p.add_argument(
+        "--scratch", required=True, help="the student's scratch folder: the kernel's cwd, its only writable place"
+    )
     p.add_argument("--limits", default="{}", help="Limits as JSON (autograder.limits.Limits.to_json())")
     p.add_argument("--bwrap", action="store_true", help="run the kernel under bubblewrap")
     p.add_argument("--bwrap-path", default=BWRAP)
@@ -163,8 +188,14 @@ def main(argv: list[str] | None = None) -> int:
         pass  # already a session leader (jupyter_client starts kernels with start_new_session=True)
     os.chdir(args.scratch)
     if args.bwrap:
-        cmd = bwrap_argv(kernel_argv, scratch=args.scratch, runtime_dir=args.runtime_dir,
-                         hide=args.hide, reveal=args.reveal, bwrap=args.bwrap_path)
+        cmd = bwrap_argv(
+            kernel_argv,
+            scratch=args.scratch,
+            runtime_dir=args.runtime_dir,
+            hide=args.hide,
+            reveal=args.reveal,
+            bwrap=args.bwrap_path,
+        )
     else:
         cmd = kernel_argv
     sys.stdout.flush()

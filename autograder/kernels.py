@@ -42,8 +42,17 @@ def _installed() -> set[str]:
 
 def install_course_kernel() -> None:
     """Register the course kernel into ``sys.prefix`` (what ``make setup`` does)."""
-    cmd = [sys.executable, "-m", "ipykernel", "install", "--sys-prefix",
-           "--name", COURSE_KERNEL, "--display-name", COURSE_KERNEL_DISPLAY]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ipykernel",
+        "install",
+        "--sys-prefix",
+        "--name",
+        COURSE_KERNEL,
+        "--display-name",
+        COURSE_KERNEL_DISPLAY,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise KernelMissing(

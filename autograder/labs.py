@@ -23,9 +23,7 @@ def list_labs(paths: CoursePaths | None = None) -> list[str]:
     """Every folder of ``solutions/`` that holds a notebook, sorted."""
     paths = paths or CoursePaths.from_env()
     return sorted(
-        p.name
-        for p in paths.source.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and any(p.glob("*.ipynb"))
+        p.name for p in paths.source.iterdir() if p.is_dir() and not p.name.startswith(".") and any(p.glob("*.ipynb"))
     )
 
 

@@ -61,8 +61,10 @@ class Limits:
 
     def describe(self) -> str:
         """One line for the instructor: the limits a submission is graded under."""
-        return (f"cell {self.cell_timeout_s} s, notebook {self.notebook_timeout_s} s, "
-                f"{self.memory_mb} MiB, {self.max_output_bytes:,} bytes of output per notebook")
+        return (
+            f"cell {self.cell_timeout_s} s, notebook {self.notebook_timeout_s} s, "
+            f"{self.memory_mb} MiB, {self.max_output_bytes:,} bytes of output per notebook"
+        )
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)

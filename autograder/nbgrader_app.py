@@ -82,11 +82,16 @@ class RunLog:
         generic = ("Please see the", "There was an error processing assignment", "Traceback (most recent call last)")
         lines = [l.strip() for l in (self.log + "\n" + self.error).splitlines() if l.strip()]
         # nbgrader logs the root cause first ("Kernel died while waiting for execute reply."), then generic lines
-        errors = [l.removeprefix("[ERROR]").strip() for l in lines
-                  if l.startswith("[ERROR]") and not any(g in l for g in generic)]
-        exceptions = [re.sub(r"^(\w+\.)+", "", l) for l in lines
-                      if re.match(r"^[\w.]*(Error|Exception|Interrupt)\b[^:]*:", l)
-                      and "NbGraderException" not in l]
+        errors = [
+            l.removeprefix("[ERROR]").strip()
+            for l in lines
+            if l.startswith("[ERROR]") and not any(g in l for g in generic)
+        ]
+        exceptions = [
+            re.sub(r"^(\w+\.)+", "", l)
+            for l in lines
+            if re.match(r"^[\w.]*(Error|Exception|Interrupt)\b[^:]*:", l) and "NbGraderException" not in l
+        ]
         pick = errors[0] if errors else exceptions[-1] if exceptions else (lines[-1] if lines else "unknown error")
         return pick[:300]
 

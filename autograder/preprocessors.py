@@ -63,8 +63,9 @@ def normalise_space(text: str) -> str:
     return " ".join(text.split())
 
 
-def hidden_test_lines(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS",
-                      min_length: int = MIN_QUOTE_LENGTH) -> list[str]:
+def hidden_test_lines(
+    source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS", min_length: int = MIN_QUOTE_LENGTH
+) -> list[str]:
     """The stripped, non-trivial lines between the hidden-test markers of one cell's source."""
     lines, inside = [], False
     for line in source.splitlines():
@@ -138,15 +139,17 @@ class RedactTracebacks(NbGraderPreprocessor):
     begin_test_delimeter = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
     end_test_delimeter = Unicode("END HIDDEN TESTS").tag(config=True)
     min_quote_length = Integer(MIN_QUOTE_LENGTH, help="Hidden lines shorter than this are not hunted for.").tag(
-        config=True)
+        config=True
+    )
     extra_needles = List(GUARD_NEEDLES, help="Further strings whose lines are always redacted.").tag(config=True)
 
     def preprocess(self, nb, resources):
         hidden = []
         for cell in nb.cells:
             if cell.cell_type == "code":
-                hidden += hidden_test_lines(cell.source, self.begin_test_delimeter, self.end_test_delimeter,
-                                            self.min_quote_length)
+                hidden += hidden_test_lines(
+                    cell.source, self.begin_test_delimeter, self.end_test_delimeter, self.min_quote_length
+                )
         extra = list(self.extra_needles) + ([self.begin_test_delimeter, self.end_test_delimeter] if hidden else [])
         self._hidden = quote_needles([normalise_space(h) for h in hidden]) + [normalise_space(n) for n in extra]
         return super().preprocess(nb, resources)

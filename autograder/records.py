@@ -122,8 +122,7 @@ class StatusStore:
         data = {
             "comment": "per-student grading statuses written by `python -m autograder`; points live in gradebook.db",
             "labs": {
-                lab: {sid: self.labs[lab][sid].to_dict() for sid in sorted(self.labs[lab])}
-                for lab in sorted(self.labs)
+                lab: {sid: self.labs[lab][sid].to_dict() for sid in sorted(self.labs[lab])} for lab in sorted(self.labs)
             },
         }
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".statuses.", suffix=".json")

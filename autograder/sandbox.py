@@ -115,9 +115,11 @@ def _probe_bwrap() -> tuple[str, str]:
         return LIMITS_ONLY, f"bubblewrap does not start here: {exc}"
     if proc.returncode != 0:
         why = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-        return LIMITS_ONLY, (f"bubblewrap cannot create namespaces here: {why}; user namespaces may be off "
-                             "(sysctl kernel.unprivileged_userns_clone, Ubuntu's "
-                             "kernel.apparmor_restrict_unprivileged_userns, or a container without them)")
+        return LIMITS_ONLY, (
+            f"bubblewrap cannot create namespaces here: {why}; user namespaces may be off "
+            "(sysctl kernel.unprivileged_userns_clone, Ubuntu's "
+            "kernel.apparmor_restrict_unprivileged_userns, or a container without them)"
+        )
     return BUBBLEWRAP, ""
 
 
@@ -143,9 +145,11 @@ def describe_isolation() -> str:
     level = isolation_level()
     if level == BUBBLEWRAP:
         return "isolation: bubblewrap (no network, read-only file system, only the scratch folder writable)"
-    reason = (f"{ISOLATION_ENV}={os.environ.get(ISOLATION_ENV)}"
-              if os.environ.get(ISOLATION_ENV, "auto").strip().lower() not in ("", "auto")
-              else _probe_bwrap()[1])
+    reason = (
+        f"{ISOLATION_ENV}={os.environ.get(ISOLATION_ENV)}"
+        if os.environ.get(ISOLATION_ENV, "auto").strip().lower() not in ("", "auto")
+        else _probe_bwrap()[1]
+    )
     return f"isolation: limits only ({reason}) - student code can read files the grader can read"
 
 
@@ -220,15 +224,22 @@ def revealed_paths(kernel_argv: list[str] = ()) -> list[str]:
     import site
     import sysconfig
 
-    out = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-           os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))]
+    out = [
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))),
+    ]
     out += [sysconfig.get_paths().get(k, "") for k in ("stdlib", "platstdlib", "purelib", "platlib")]
     with contextlib.suppress(Exception):
         out += site.getsitepackages()
     if kernel_argv:
         exe = shutil.which(kernel_argv[0]) or kernel_argv[0]
-        out += [os.path.dirname(os.path.dirname(os.path.abspath(exe))),
-                os.path.dirname(os.path.dirname(os.path.realpath(exe)))]
+        out += [
+            os.path.dirname(os.path.dirname(os.path.abspath(exe))),
+            os.path.dirname(os.path.dirname(os.path.realpath(exe))),
+        ]
     for pkg in ("hpml_lab_utils",):
         with contextlib.suppress(Exception):
             spec = importlib.util.find_spec(pkg)
@@ -290,13 +301,26 @@ class SandboxedKernelManager(PromptKernelManager):
     # -- launch
     def format_kernel_cmd(self, extra_arguments=None):
         kernel_argv = super().format_kernel_cmd(extra_arguments)
-        cmd = [sys.executable, "-I", "-S", str(LAUNCHER_FILE), "--scratch", self.sandbox_scratch,
-               "--limits", self.sandbox_limits.to_json()]
+        cmd = [
+            sys.executable,
+            "-I",
+            "-S",
+            str(LAUNCHER_FILE),
+            "--scratch",
+            self.sandbox_scratch,
+            "--limits",
+            self.sandbox_limits.to_json(),
+        ]
         if self.sandbox_cgroup is not None:
             cmd += ["--cgroup", str(self.sandbox_cgroup)]
         if self.sandbox_level == BUBBLEWRAP:
-            cmd += ["--bwrap", "--bwrap-path", shutil.which(kernel_launcher.BWRAP) or kernel_launcher.BWRAP,
-                    "--runtime-dir", self.sandbox_runtime]
+            cmd += [
+                "--bwrap",
+                "--bwrap-path",
+                shutil.which(kernel_launcher.BWRAP) or kernel_launcher.BWRAP,
+                "--runtime-dir",
+                self.sandbox_runtime,
+            ]
             for h in hidden_paths():
                 cmd += ["--hide", h]
             for r in revealed_paths(kernel_argv):
@@ -388,7 +412,9 @@ class SandboxedKernelManager(PromptKernelManager):
             return
         if self.sandbox_cgroup is not None:
             group, self.sandbox_cgroup = self.sandbox_cgroup, None
-            processes.kill_cgroup(group)  # milliseconds: _kill_everything has killed them (no thread pool: forked workers)
+            processes.kill_cgroup(
+                group
+            )  # milliseconds: _kill_everything has killed them (no thread pool: forked workers)
         report = os.environ.get(REPORT_ENV, "").strip()
         if report:
             with contextlib.suppress(OSError):

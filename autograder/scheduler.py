@@ -86,7 +86,9 @@ def kernel_threads(jobs: int) -> dict[str, str]:
     return {name: threads for name in THREAD_VARIABLES}
 
 
-def start_worker(lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: Limits, jobs: int = 1) -> None:
+def start_worker(
+    lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: Limits, jobs: int = 1
+) -> None:
     """Make the task's job folder (a copy of the gradebook, the submission in ``submitted/``) and start its worker."""
     job = paths.work / "jobs" / lab / task.student_id
     if job.exists():
@@ -112,8 +114,13 @@ def start_worker(lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path
     cmd = [sys.executable, "-m", "autograder.worker", "--lab", lab, "--student", task.student_id, "--job", str(job)]
     with open(job / WORKER_OUT, "wb") as out:
         task.proc = subprocess.Popen(
-            cmd, cwd=str(job), env=env, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True,
+            cmd,
+            cwd=str(job),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
 

@@ -102,8 +102,14 @@ def discover(root: Path, lab_notebooks: list[str]) -> list[Submission]:
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and _visible(p, root)):
         sid = folder.name
         if not STUDENT_ID.match(sid):
-            subs.append(Submission(sid, {}, folder, problem=f"folder name {sid!r} is not a usable student id "
-                                                          "(letters, digits and . _ @ + - only)"))
+            subs.append(
+                Submission(
+                    sid,
+                    {},
+                    folder,
+                    problem=f"folder name {sid!r} is not a usable student id (letters, digits and . _ @ + - only)",
+                )
+            )
             continue
         files = _notebook_files(folder)
         chosen, notes = {}, []
@@ -118,9 +124,11 @@ def discover(root: Path, lab_notebooks: list[str]) -> list[Submission]:
         problem = ""
         if not chosen:
             expected = ", ".join(f"{n}.ipynb" for n in lab_notebooks)
-            problem = (f"no notebook found (expected {expected})" if not files else
-                       f"no notebook named like {expected} among: " +
-                       ", ".join(str(f.relative_to(folder)) for f in files))
+            problem = (
+                f"no notebook found (expected {expected})"
+                if not files
+                else f"no notebook named like {expected} among: " + ", ".join(str(f.relative_to(folder)) for f in files)
+            )
         subs.append(Submission(sid, chosen, folder, problem=problem, note="; ".join(notes)))
     return subs
 
@@ -167,7 +175,9 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list) or "nbformat" not in data:
         raise InvalidNotebook(f"{path.name} is JSON but not a Jupyter notebook (no cells/nbformat)")
     if data.get("nbformat") != 4:
-        raise InvalidNotebook(f"{path.name} uses notebook format {data.get('nbformat')}; expected 4 (save it from JupyterLab)")
+        raise InvalidNotebook(
+            f"{path.name} uses notebook format {data.get('nbformat')}; expected 4 (save it from JupyterLab)"
+        )
     try:
         nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
         nbformat.validate(nb)

@@ -122,14 +122,27 @@ OPTIONAL_WATCHED = {"torch": ["torch", "torch.testing"]}
 # What tests rely on most: checked for provenance on every guard call, even when
 # the module was first imported by student code after the snapshot.
 KEY_TARGETS = [
-    "numpy.allclose", "numpy.isclose", "numpy.array_equal", "numpy.array_equiv",
-    "numpy.testing.assert_allclose", "numpy.testing.assert_array_equal", "numpy.testing.assert_equal",
-    "numpy.testing.assert_almost_equal", "numpy.testing.assert_array_almost_equal",
+    "numpy.allclose",
+    "numpy.isclose",
+    "numpy.array_equal",
+    "numpy.array_equiv",
+    "numpy.testing.assert_allclose",
+    "numpy.testing.assert_array_equal",
+    "numpy.testing.assert_equal",
+    "numpy.testing.assert_almost_equal",
+    "numpy.testing.assert_array_almost_equal",
     "numpy.testing.assert_array_less",
-    "torch.allclose", "torch.isclose", "torch.equal", "torch.testing.assert_close",
+    "torch.allclose",
+    "torch.isclose",
+    "torch.equal",
+    "torch.testing.assert_close",
     "math.isclose",
-    "hpml_lab_utils.checks.check_close", "hpml_lab_utils.checks.check_equal", "hpml_lab_utils.checks.check_true",
-    "hpml_lab_utils.speedup", "hpml_lab_utils.timing.speedup", "hpml_lab_utils.timing.bench",
+    "hpml_lab_utils.checks.check_close",
+    "hpml_lab_utils.checks.check_equal",
+    "hpml_lab_utils.checks.check_true",
+    "hpml_lab_utils.speedup",
+    "hpml_lab_utils.timing.speedup",
+    "hpml_lab_utils.timing.bench",
     "hpml_lab_utils.timing.speedup_ratios",
 ]
 # Builtins ipykernel itself replaces on every execution (stdin forwarding): not watched.
@@ -232,8 +245,7 @@ class InsertTamperGuards(NbGraderPreprocessor):
     """Autograde, just before Execute: insert the guard setup cell and a guard line in front of each test cell."""
 
     watched_modules = List(DEFAULT_WATCHED, help="Modules whose callables are snapshotted.").tag(config=True)
-    key_targets = List(KEY_TARGETS, help="Functions whose provenance is checked on every guard call.").tag(
-        config=True)
+    key_targets = List(KEY_TARGETS, help="Functions whose provenance is checked on every guard call.").tag(config=True)
 
     def preprocess(self, nb, resources):
         token = "_h" + secrets.token_hex(12)
@@ -253,9 +265,15 @@ class InsertTamperGuards(NbGraderPreprocessor):
         # installed code (stdlib, site-packages, this course's packages): a library may legitimately re-bind
         # another library's attribute (torch._dynamo wraps torch.manual_seed, IPython puts its own `open`
         # in the user namespace); code from the notebook or its folder may not
-        library_roots = sorted({os.path.realpath(p) for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                                for p in [sysconfig.get_paths().get(key)] if p}
-                               | {d for d in (package_dir("hpml_lab_utils"),) if d})
+        library_roots = sorted(
+            {
+                os.path.realpath(p)
+                for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                for p in [sysconfig.get_paths().get(key)]
+                if p
+            }
+            | {d for d in (package_dir("hpml_lab_utils"),) if d}
+        )
         builtin_names = set(dir(builtins))
         guarded = {}
         for i, cell in enumerate(tests):
@@ -266,16 +284,39 @@ class InsertTamperGuards(NbGraderPreprocessor):
             cell.source = line + cell.source
             guarded[cell_id] = line
         conf = {
-            "token": token, "key": key, "cells": sorted(guarded), "modules": modules, "tops": tops,
-            "libdirs": libdirs, "kernel_owned": KERNEL_OWNED_BUILTINS, "targets": list(self.key_targets),
-            "trusted_dirs": trusted, "library_roots": library_roots, "mime": GUARD_MIME,
+            "token": token,
+            "key": key,
+            "cells": sorted(guarded),
+            "modules": modules,
+            "tops": tops,
+            "libdirs": libdirs,
+            "kernel_owned": KERNEL_OWNED_BUILTINS,
+            "targets": list(self.key_targets),
+            "trusted_dirs": trusted,
+            "library_roots": library_roots,
+            "mime": GUARD_MIME,
         }
-        setup = from_dict({
-            "cell_type": "code", "execution_count": None, "outputs": [], "source": setup_source(conf),
-            "metadata": {"editable": False, "deletable": False, SETUP_KEY: "setup",
-                         "nbgrader": {"grade": False, "solution": False, "locked": True, "task": False,
-                                      "grade_id": "hpml_tamper_guard_setup", "schema_version": 3}},
-        })
+        setup = from_dict(
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "outputs": [],
+                "source": setup_source(conf),
+                "metadata": {
+                    "editable": False,
+                    "deletable": False,
+                    SETUP_KEY: "setup",
+                    "nbgrader": {
+                        "grade": False,
+                        "solution": False,
+                        "locked": True,
+                        "task": False,
+                        "grade_id": "hpml_tamper_guard_setup",
+                        "schema_version": 3,
+                    },
+                },
+            }
+        )
         if (nb.get("nbformat"), nb.get("nbformat_minor", 0)) >= (4, 5):
             setup["id"] = "hpml-tamper-guard"
         nb.cells.insert(0, setup)
@@ -308,8 +349,9 @@ class AuditTamperGuards(NbGraderPreprocessor):
                 errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
                 if errors and errors[0].get("ename") != EXCEPTION_NAME:
                     # not the student's doing (it ran before any student code): a grader error, not a zero
-                    raise RuntimeError("the tamper guard's set-up cell failed: "
-                                       f"{errors[0].get('ename')}: {errors[0].get('evalue')}")
+                    raise RuntimeError(
+                        f"the tamper guard's set-up cell failed: {errors[0].get('ename')}: {errors[0].get('evalue')}"
+                    )
         nb.cells = [c for c in nb.cells if c.get("metadata", {}).get(SETUP_KEY) != "setup"]
         guard_code = [ln.strip() for ln in info["setup"].splitlines() if len(ln.strip()) >= self.min_quote_length]
         guard_code += [token, info["key"]]
@@ -319,15 +361,20 @@ class AuditTamperGuards(NbGraderPreprocessor):
             cell_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             line = info["guarded"].get(cell_id) if is_test_cell(cell) else None
             if line is not None and cell.source.startswith(line):
-                cell.source = cell.source[len(line):]
+                cell.source = cell.source[len(line) :]
             outputs, verdicts = [], []
             for out in cell.get("outputs", []):
                 data = out.get("data", {}) if out.get("output_type") in ("display_data", "execute_result") else {}
                 if GUARD_MIME in data:
                     marker = data[GUARD_MIME]
-                    if (line is not None and isinstance(marker, dict) and marker.get("cell") == cell_id
-                            and hmac.compare_digest(str(marker.get("sig", "")),
-                                                    marker_signature(key, cell_id, str(marker.get("verdict"))))):
+                    if (
+                        line is not None
+                        and isinstance(marker, dict)
+                        and marker.get("cell") == cell_id
+                        and hmac.compare_digest(
+                            str(marker.get("sig", "")), marker_signature(key, cell_id, str(marker.get("verdict")))
+                        )
+                    ):
                         verdicts.append(marker)
                     continue  # markers never stay in the notebook; forged ones are ignored
                 if out.get("output_type") == "error" and out.get("ename") == EXCEPTION_NAME:
@@ -347,8 +394,11 @@ class AuditTamperGuards(NbGraderPreprocessor):
         if bad and not has_error:
             cell.outputs.append(_one_line_error("; ".join(bad[0].get("found") or ["tampering"])))
         elif not verdicts and not has_error:
-            cell.outputs.append(_one_line_error(
-                f"the tamper guard did not run in test cell {cell_id} (its code was rewritten or skipped)"))
+            cell.outputs.append(
+                _one_line_error(
+                    f"the tamper guard did not run in test cell {cell_id} (its code was rewritten or skipped)"
+                )
+            )
 
 
 def _redact_outputs(cell, needles: list[str], replacement: str = "[line hidden: autograder code]") -> None:

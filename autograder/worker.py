@@ -89,9 +89,9 @@ def grade(lab: str, student_id: str, job: Path) -> WorkerResult:
     cfg = load_config(paths)
     cfg.CourseDirectory.db_url = f"sqlite:///{job / GRADEBOOK}"
     cfg.Execute.timeout = limits.cell_timeout_s
-    configured = cfg.Autograde.get("autograde_preprocessors") or Autograde.class_traits()[
-        "autograde_preprocessors"
-    ].default()
+    configured = (
+        cfg.Autograde.get("autograde_preprocessors") or Autograde.class_traits()["autograde_preprocessors"].default()
+    )
     base = next((p for p in configured if isinstance(p, type) and issubclass(p, Execute)), Execute)
     execute = tracking_execute_class(job, base, limits.max_output_bytes)
     cfg.Autograde.autograde_preprocessors = [execute if p is base else p for p in configured]
@@ -104,8 +104,9 @@ def grade(lab: str, student_id: str, job: Path) -> WorkerResult:
     for name in names:
         changes += submission_changes(submitted / f"{name}.ipynb", paths.scratch_release / lab / f"{name}.ipynb")
     with kernel_env():
-        run = run_nbgrader(Autograde, {"assignment_id": lab, "student_id": student_id}, cfg,
-                           force=True, create_student=True)
+        run = run_nbgrader(
+            Autograde, {"assignment_id": lab, "student_id": student_id}, cfg, force=True, create_student=True
+        )
     (job / LOG).write_text(run.log + ("\n" + run.error if run.error else ""), encoding="utf-8")
     text = run.log + "\n" + run.error
     died = execute.stopped.get("why") == "died"
@@ -145,9 +146,21 @@ def sandbox_environment(submitted: Path, job: Path) -> str:
 
 
 #: what the main process imports once before forking workers, so that none of them pays for it (about 3 s each)
-PRELOAD = ["autograder.worker", "autograder.execute", "autograder.sandbox", "autograder.tamper",
-           "nbgrader.converters", "nbgrader.api", "nbgrader.preprocessors", "nbgrader.coursedir",
-           "nbformat", "nbclient", "nbconvert", "jupyter_client", "sqlalchemy"]
+PRELOAD = [
+    "autograder.worker",
+    "autograder.execute",
+    "autograder.sandbox",
+    "autograder.tamper",
+    "nbgrader.converters",
+    "nbgrader.api",
+    "nbgrader.preprocessors",
+    "nbgrader.coursedir",
+    "nbformat",
+    "nbclient",
+    "nbconvert",
+    "jupyter_client",
+    "sqlalchemy",
+]
 
 
 def child_main(lab: str, student_id: str, job: str, env: dict) -> None:
@@ -192,9 +205,11 @@ def _fresh_event_loop() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.worker",
-                                     description="Grade one student's submission against a private gradebook "
-                                                 "(started by `python -m autograder autograde`).")
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.worker",
+        description="Grade one student's submission against a private gradebook "
+        "(started by `python -m autograder autograde`).",
+    )
     parser.add_argument("--lab", required=True)
     parser.add_argument("--student", required=True)
     parser.add_argument("--job", required=True, help="job folder: gradebook.db in, result.json out")

@@ -63,8 +63,7 @@ def _worker(argv: list) -> int:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        _write_status({"ok": code == 0, "exit_code": code,
-                       "error": None if code == 0 else f"SystemExit: {exc.code}"})
+        _write_status({"ok": code == 0, "exit_code": code, "error": None if code == 0 else f"SystemExit: {exc.code}"})
         if code and not isinstance(exc.code, int) and exc.code is not None:
             print(exc.code, file=sys.stderr)  # sys.exit("message") prints its message
         return code
@@ -75,8 +74,13 @@ def _worker(argv: list) -> int:
         traceback.print_exception(type(exc), exc, tb)
         sys.stderr.flush()
         message = " ".join(str(exc).split())
-        _write_status({"ok": False, "exit_code": 1,
-                       "error": f"{type(exc).__name__}: {message}" if message else type(exc).__name__})
+        _write_status(
+            {
+                "ok": False,
+                "exit_code": 1,
+                "error": f"{type(exc).__name__}: {message}" if message else type(exc).__name__,
+            }
+        )
         return 1
     _write_status({"ok": True, "exit_code": 0, "error": None})
     return 0

@@ -288,14 +288,25 @@ def plot_grid_2d_owners(owners: dict[str, Any], ax: Any = None, title: str | Non
     ax.scatter(xs, ys, marker="x", s=8, c="0.35", lw=0.6)
     for j in range(gy):
         for i in range(gx):
-            ax.text(i * bx + (bx - 1) / 2, j * by + (by - 1) / 2, f"block\n({i}, {j})",
-                    ha="center", va="center", fontsize=8, fontweight="bold")
+            ax.text(
+                i * bx + (bx - 1) / 2,
+                j * by + (by - 1) / 2,
+                f"block\n({i}, {j})",
+                ha="center",
+                va="center",
+                fontsize=8,
+                fontweight="bold",
+            )
     for x in range(1, gx):
         ax.axvline(x * bx - 0.5, color="white", lw=1.5)
     for y in range(1, gy):
         ax.axhline(y * by - 0.5, color="white", lw=1.5)
     ax.set_xlabel(f"column = blockIdx.x * {bx} + threadIdx.x")
     ax.set_ylabel(f"row = blockIdx.y * {by} + threadIdx.y")
-    ax.set_title(title or f"{rows} x {cols} matrix (outlined), blocks of {bx} x {by} threads: "
-                 f"grid ({gx}, {gy}); x: threads with no element", fontsize=10)
+    ax.set_title(
+        title
+        or f"{rows} x {cols} matrix (outlined), blocks of {bx} x {by} threads: "
+        f"grid ({gx}, {gy}); x: threads with no element",
+        fontsize=10,
+    )
     return ax

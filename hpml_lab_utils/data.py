@@ -112,14 +112,19 @@ class SyntheticImages:
         """All items at once as ``(images, labels)`` tensors (images ``(n, C, H, W)`` float32, labels int64)."""
         import torch
 
-        images = np.stack([self._image(i) for i in range(self.n)]) if self.n else np.zeros(
-            (0, self.channels, self.size, self.size), np.float32)
+        images = (
+            np.stack([self._image(i) for i in range(self.n)])
+            if self.n
+            else np.zeros((0, self.channels, self.size, self.size), np.float32)
+        )
         labels = np.array([self.label(i) for i in range(self.n)], dtype=np.int64)
         return torch.from_numpy(images), torch.from_numpy(labels)
 
     def __repr__(self) -> str:
-        return (f"SyntheticImages(n={self.n}, num_classes={self.num_classes}, size={self.size}, "
-                f"channels={self.channels}, noise={self.noise}, seed={self.seed}, work={self.work})")
+        return (
+            f"SyntheticImages(n={self.n}, num_classes={self.num_classes}, size={self.size}, "
+            f"channels={self.channels}, noise={self.noise}, seed={self.seed}, work={self.work})"
+        )
 
 
 #: Animal-Shape's class names, in label order (checked by looking at samples of each label)
@@ -140,8 +145,10 @@ def animal_shapes() -> tuple[np.ndarray, np.ndarray]:
     try:
         folder = importlib.resources.files("animal_shape_mnist") / "data" / "Animal Shape"
     except ModuleNotFoundError as err:
-        raise ModuleNotFoundError("Animal-Shape ships in the animal-shape-mnist package: `make setup` installs it "
-                                  "(or pip install animal-shape-mnist)") from err
+        raise ModuleNotFoundError(
+            "Animal-Shape ships in the animal-shape-mnist package: `make setup` installs it "
+            "(or pip install animal-shape-mnist)"
+        ) from err
     with gzip.open(folder / "animal_data_version_3.gz", "rb") as f:
         images = pickle.load(f)  # trusted: a numpy array in the installed package's own data file
     with gzip.open(folder / "animal_label_version_3.gz", "rb") as f:

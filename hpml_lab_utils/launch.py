@@ -89,8 +89,15 @@ class LaunchError(RuntimeError):
     torchrun's own when ``rank`` is None), ``outputs`` (every rank's lines).
     """
 
-    def __init__(self, message: str, *, rank: int | None = None, returncode: int | None = None,
-                 last_lines: list[str] | None = None, outputs: dict[int, list[str]] | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        rank: int | None = None,
+        returncode: int | None = None,
+        last_lines: list[str] | None = None,
+        outputs: dict[int, list[str]] | None = None,
+    ):
         super().__init__(message)
         self.rank = rank
         self.returncode = returncode
@@ -156,13 +163,17 @@ def save_result(obj: Any) -> Path:
 
 def torchrun_command(script: str | os.PathLike, nproc: int, args: Iterable[Any] = ()) -> list[str]:
     """The single-machine command :func:`torchrun` runs, as you would type it in a terminal."""
-    return ["torchrun", "--standalone", "--nnodes=1", f"--nproc-per-node={int(nproc)}",
-            str(script), *map(str, args)]
+    return ["torchrun", "--standalone", "--nnodes=1", f"--nproc-per-node={int(nproc)}", str(script), *map(str, args)]
 
 
-def multinode_command(script: str | os.PathLike, nnodes: int | str, nproc_per_node: int | str,
-                      rdzv_endpoint: str = "$MASTER_ADDR:29500", args: Iterable[Any] = (),
-                      rdzv_id: str = "$JOB_ID") -> str:
+def multinode_command(
+    script: str | os.PathLike,
+    nnodes: int | str,
+    nproc_per_node: int | str,
+    rdzv_endpoint: str = "$MASTER_ADDR:29500",
+    args: Iterable[Any] = (),
+    rdzv_id: str = "$JOB_ID",
+) -> str:
     """The same job on ``nnodes`` machines: run this line once on every node (week 7).
 
     Every node points at the same rendezvous endpoint (``host:port`` of one of
@@ -171,15 +182,30 @@ def multinode_command(script: str | os.PathLike, nnodes: int | str, nproc_per_no
     or shell variables (``"$SLURM_JOB_NUM_NODES"``); ``nproc_per_node="gpu"``
     starts one process per GPU. The global rank is assigned at rendezvous.
     """
-    parts = ["torchrun", f"--nnodes={nnodes}", f"--nproc-per-node={nproc_per_node}",
-             "--rdzv-backend=c10d", f"--rdzv-endpoint={rdzv_endpoint}", f"--rdzv-id={rdzv_id}",
-             str(script), *map(str, args)]
+    parts = [
+        "torchrun",
+        f"--nnodes={nnodes}",
+        f"--nproc-per-node={nproc_per_node}",
+        "--rdzv-backend=c10d",
+        f"--rdzv-endpoint={rdzv_endpoint}",
+        f"--rdzv-id={rdzv_id}",
+        str(script),
+        *map(str, args),
+    ]
     return " ".join(p if "$" in p else shlex.quote(p) for p in parts)
 
 
-def slurm_script(script: str | os.PathLike, nodes: int, gpus_per_node: int, args: Iterable[Any] = (), *,
-                 job_name: str = "hpml-ddp", time_limit: str = "00:30:00", cpus_per_gpu: int = 8,
-                 partition: str | None = None) -> str:
+def slurm_script(
+    script: str | os.PathLike,
+    nodes: int,
+    gpus_per_node: int,
+    args: Iterable[Any] = (),
+    *,
+    job_name: str = "hpml-ddp",
+    time_limit: str = "00:30:00",
+    cpus_per_gpu: int = 8,
+    partition: str | None = None,
+) -> str:
     """A Slurm batch script that runs ``script`` with torchrun on ``nodes`` nodes of ``gpus_per_node`` GPUs.
 
     Slurm starts one task per node (``srun``); each runs torchrun, which starts one
@@ -206,9 +232,15 @@ def slurm_script(script: str | os.PathLike, nodes: int, gpus_per_node: int, args
         f"export OMP_NUM_THREADS={int(cpus_per_gpu)}",
         "# export NCCL_DEBUG=INFO               # uncomment to see which network NCCL picks",
         "",
-        "srun " + multinode_command(script, "$SLURM_JOB_NUM_NODES", gpus_per_node,
-                                    rdzv_endpoint="$MASTER_ADDR:$MASTER_PORT", args=args,
-                                    rdzv_id="$SLURM_JOB_ID"),
+        "srun "
+        + multinode_command(
+            script,
+            "$SLURM_JOB_NUM_NODES",
+            gpus_per_node,
+            rdzv_endpoint="$MASTER_ADDR:$MASTER_PORT",
+            args=args,
+            rdzv_id="$SLURM_JOB_ID",
+        ),
         "",
     ]
     return "\n".join(lines)
@@ -312,8 +344,11 @@ class _RankLog:
                 complete.append(rest)
                 rest = b""
             self.partial[stream] = rest
-            new += [text for text in (line.decode("utf-8", "replace").rstrip("\r") for line in complete)
-                    if not _HARMLESS.search(text)]
+            new += [
+                text
+                for text in (line.decode("utf-8", "replace").rstrip("\r") for line in complete)
+                if not _HARMLESS.search(text)
+            ]
         self.lines += new
         return new
 
@@ -382,8 +417,19 @@ def _indent(lines: list[str]) -> str:
     return "\n".join("    " + line for line in lines) if lines else "    (no output)"
 
 
-def _run_and_report(command: list[str], cwd: Path, child_env: dict, work: str, log_dir: str, launch_id: str,
-                    nproc: int, shown: list[str], timeout_s: float, stream: bool, tail_lines: int) -> LaunchResult:
+def _run_and_report(
+    command: list[str],
+    cwd: Path,
+    child_env: dict,
+    work: str,
+    log_dir: str,
+    launch_id: str,
+    nproc: int,
+    shown: list[str],
+    timeout_s: float,
+    stream: bool,
+    tail_lines: int,
+) -> LaunchResult:
     """Run the agent, follow the ranks' logs until it ends (or the timeout), kill what is left, report."""
     ranks = [_RankLog(r) for r in range(nproc)]
     agent_tail: deque[str] = deque(maxlen=200)
@@ -396,8 +442,15 @@ def _run_and_report(command: list[str], cwd: Path, child_env: dict, work: str, l
     if stream:
         print("$ " + " ".join(shlex.quote(p) for p in shown) + f"   (timeout {timeout_s:g} s)", flush=True)
     start = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=str(cwd), env=child_env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        command,
+        cwd=str(cwd),
+        env=child_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
     def read_agent() -> None:
         for raw in iter(proc.stdout.readline, b""):
@@ -426,12 +479,15 @@ def _run_and_report(command: list[str], cwd: Path, child_env: dict, work: str, l
     statuses = _read_statuses(work)
     if timed_out:
         running = [r for r in range(nproc) if r not in statuses]
-        parts = [f"torchrun timed out after {timeout_s:g} s (timeout_s) and was killed with its {nproc} worker(s); "
-                 f"rank(s) still running: {running or 'none (torchrun itself hung)'}"]
+        parts = [
+            f"torchrun timed out after {timeout_s:g} s (timeout_s) and was killed with its {nproc} worker(s); "
+            f"rank(s) still running: {running or 'none (torchrun itself hung)'}"
+        ]
         for r in running or list(range(nproc)):
-            parts.append(f"last lines of rank {r}:\n" + _indent(outputs[r][-max(3, tail_lines // 3):]))
-        raise LaunchTimeout("\n".join(parts), rank=None, returncode=None,
-                            last_lines=list(agent_tail)[-tail_lines:], outputs=outputs)
+            parts.append(f"last lines of rank {r}:\n" + _indent(outputs[r][-max(3, tail_lines // 3) :]))
+        raise LaunchTimeout(
+            "\n".join(parts), rank=None, returncode=None, last_lines=list(agent_tail)[-tail_lines:], outputs=outputs
+        )
     if proc.returncode != 0:
         failed = sorted((s for s in statuses.values() if not s.get("ok")), key=lambda s: s.get("time", 0.0))
         rank = failed[0]["rank"] if failed else _root_cause_rank(list(agent_tail))
@@ -442,14 +498,26 @@ def _run_and_report(command: list[str], cwd: Path, child_env: dict, work: str, l
             raise LaunchError(
                 f"torchrun failed (exit code {proc.returncode}) before any rank could report; its last lines:\n"
                 + _indent(list(agent_tail)[-tail_lines:]),
-                rank=None, returncode=proc.returncode, last_lines=list(agent_tail)[-tail_lines:], outputs=outputs)
+                rank=None,
+                returncode=proc.returncode,
+                last_lines=list(agent_tail)[-tail_lines:],
+                outputs=outputs,
+            )
         status = statuses.get(rank)
-        why = status["error"] if status and status.get("error") else "it exited without a Python exception (crashed or killed)"
+        why = (
+            status["error"]
+            if status and status.get("error")
+            else "it exited without a Python exception (crashed or killed)"
+        )
         last = outputs[rank][-tail_lines:]
         raise LaunchError(
             f"rank {rank} of {nproc} failed first ({why}); torchrun exit code {proc.returncode}. "
             f"Last {len(last)} line(s) of rank {rank}:\n" + _indent(last),
-            rank=rank, returncode=proc.returncode, last_lines=last, outputs=outputs)
+            rank=rank,
+            returncode=proc.returncode,
+            last_lines=last,
+            outputs=outputs,
+        )
     import torch
 
     results = {}
@@ -457,14 +525,23 @@ def _run_and_report(command: list[str], cwd: Path, child_env: dict, work: str, l
         path = os.path.join(work, f"result-rank{r}.pt")
         if os.path.exists(path):
             results[r] = torch.load(path, weights_only=False)
-    return LaunchResult(command=shown, nproc=nproc, returncode=proc.returncode, elapsed_s=elapsed,
-                        outputs=outputs, results=results)
+    return LaunchResult(
+        command=shown, nproc=nproc, returncode=proc.returncode, elapsed_s=elapsed, outputs=outputs, results=results
+    )
 
 
-def torchrun(script: str | os.PathLike, nproc: int = 2, args: Iterable[Any] = (), *,
-             timeout_s: float = DEFAULT_TIMEOUT_S, cwd: str | os.PathLike | None = None,
-             env: dict[str, str] | None = None, stream: bool = True, tail_lines: int = 15,
-             threads_per_worker: int = 1) -> LaunchResult:
+def torchrun(
+    script: str | os.PathLike,
+    nproc: int = 2,
+    args: Iterable[Any] = (),
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    cwd: str | os.PathLike | None = None,
+    env: dict[str, str] | None = None,
+    stream: bool = True,
+    tail_lines: int = 15,
+    threads_per_worker: int = 1,
+) -> LaunchResult:
     """Run ``script`` on ``nproc`` local processes with ``torchrun --standalone`` (Lab 5, week 7).
 
     ``args`` are passed to the script (``sys.argv[1:]``; the script's folder is
@@ -498,21 +575,43 @@ def torchrun(script: str | os.PathLike, nproc: int = 2, args: Iterable[Any] = ()
     launch_id = uuid.uuid4().hex
     child_env = dict(os.environ)
     threads = str(int(threads_per_worker))
-    child_env.update({"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
-                      "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
-                      RESULT_DIR_ENV: work, LAUNCH_ID_ENV: launch_id})
-    child_env["PYTHONPATH"] = os.pathsep.join([str(cwd)] + [
-        p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    child_env.update(
+        {
+            "OMP_NUM_THREADS": threads,
+            "MKL_NUM_THREADS": threads,
+            "OPENBLAS_NUM_THREADS": threads,
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            RESULT_DIR_ENV: work,
+            LAUNCH_ID_ENV: launch_id,
+        }
+    )
+    child_env["PYTHONPATH"] = os.pathsep.join(
+        [str(cwd)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     if sys.platform.startswith("linux") and os.path.exists("/sys/class/net/lo"):
         child_env.setdefault("GLOO_SOCKET_IFNAME", "lo")  # one machine: gloo talks over loopback
     child_env.update({k: str(v) for k, v in (env or {}).items()})
-    command = [sys.executable, str(BOOT_FILE), "agent", "--standalone", "--nnodes=1", f"--nproc-per-node={nproc}",
-               "--max-restarts=0", "--monitor-interval=0.1", "--redirects=3", f"--log-dir={log_dir}",
-               str(BOOT_FILE), "worker", str(script), *args]
+    command = [
+        sys.executable,
+        str(BOOT_FILE),
+        "agent",
+        "--standalone",
+        "--nnodes=1",
+        f"--nproc-per-node={nproc}",
+        "--max-restarts=0",
+        "--monitor-interval=0.1",
+        "--redirects=3",
+        f"--log-dir={log_dir}",
+        str(BOOT_FILE),
+        "worker",
+        str(script),
+        *args,
+    ]
 
     try:
-        return _run_and_report(command, cwd, child_env, work, log_dir, launch_id, nproc, shown, timeout_s,
-                               stream, tail_lines)
+        return _run_and_report(
+            command, cwd, child_env, work, log_dir, launch_id, nproc, shown, timeout_s, stream, tail_lines
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
-

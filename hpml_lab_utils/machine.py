@@ -251,10 +251,18 @@ def cpu_facts(cpuinfo_path: Path = CPUINFO, cpufreq: Path = CPUFREQ) -> CpuFacts
     else:
         source, ghz = "not found", None
         notes.append("no clock found in sysfs or /proc/cpuinfo: type one in")
-    model = info.get("model name") or info.get("cpu model") or platform.processor() or platform.machine() or "unknown CPU"
-    return CpuFacts(
-        model=model, cores=usable_cores(), flags=flags, simd=simd, vector_bits=bits, fma=fma,
-        clock_ghz=ghz, clock_source=source, clocks=clocks, notes=notes,
+    model = (
+        info.get("model name") or info.get("cpu model") or platform.processor() or platform.machine() or "unknown CPU"
     )
-
-
+    return CpuFacts(
+        model=model,
+        cores=usable_cores(),
+        flags=flags,
+        simd=simd,
+        vector_bits=bits,
+        fma=fma,
+        clock_ghz=ghz,
+        clock_source=source,
+        clocks=clocks,
+        notes=notes,
+    )

@@ -41,8 +41,9 @@ class SmallCNN(nn.Module):
     two models built with the same seed start identical.
     """
 
-    def __init__(self, widths: Sequence[int] = (16, 32, 64), num_classes: int = 10, in_channels: int = 1,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, widths: Sequence[int] = (16, 32, 64), num_classes: int = 10, in_channels: int = 1, seed: int | None = None
+    ) -> None:
         super().__init__()
         if len(widths) != 3 or min(widths) < 1:
             raise ValueError(f"widths must be three positive channel counts, got {tuple(widths)}")
@@ -105,7 +106,7 @@ def train(
             order = torch.randperm(n, generator=generator)
             total, seen = 0.0, 0
             for start in range(0, n, batch_size):
-                index = order[start:start + batch_size]
+                index = order[start : start + batch_size]
                 loss = loss_fn(model(images[index]), labels[index], index)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
@@ -119,8 +120,12 @@ def train(
 
 
 @torch.no_grad()
-def predict(model: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor, batch_size: int = 500,
-            fixed_batch: bool = False) -> torch.Tensor:
+def predict(
+    model: Callable[[torch.Tensor], torch.Tensor],
+    images: torch.Tensor,
+    batch_size: int = 500,
+    fixed_batch: bool = False,
+) -> torch.Tensor:
     """Logits of ``model`` for every image, computed in batches without gradients (lab06).
 
     ``fixed_batch=True`` pads the last batch with zero images to ``batch_size``
@@ -137,7 +142,7 @@ def predict(model: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor,
     try:
         outputs = []
         for start in range(0, len(images), batch_size):
-            batch = images[start:start + batch_size]
+            batch = images[start : start + batch_size]
             n = len(batch)
             if fixed_batch and n < batch_size:
                 batch = torch.cat([batch, batch.new_zeros((batch_size - n, *batch.shape[1:]))])
@@ -148,8 +153,13 @@ def predict(model: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor,
             model.train()
 
 
-def evaluate(model: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor, labels: torch.Tensor,
-             batch_size: int = 500, fixed_batch: bool = False) -> float:
+def evaluate(
+    model: Callable[[torch.Tensor], torch.Tensor],
+    images: torch.Tensor,
+    labels: torch.Tensor,
+    batch_size: int = 500,
+    fixed_batch: bool = False,
+) -> float:
     """Top-1 accuracy (a fraction in [0, 1]) of ``model`` on ``images`` (lab06); see :func:`predict` for the options."""
     if len(images) == 0:
         raise ValueError("no images to evaluate on")

@@ -94,8 +94,15 @@ class ProxyAccuracy:
     models actually trained, ``calls`` all lookups, ``seconds`` the training time.
     """
 
-    def __init__(self, build_model: Callable[[dict], Any], data: Sequence, epochs: int = 2,
-                 batch_size: int = 64, lr: float = 3e-3, seed: int = 0) -> None:
+    def __init__(
+        self,
+        build_model: Callable[[dict], Any],
+        data: Sequence,
+        epochs: int = 2,
+        batch_size: int = 64,
+        lr: float = 3e-3,
+        seed: int = 0,
+    ) -> None:
         if len(data) != 4:
             raise ValueError("data must be (x_train, y_train, x_test, y_test), as proxy_data returns")
         if epochs < 1:
@@ -114,8 +121,16 @@ class ProxyAccuracy:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             model = self.build_model(arch)
-        train(model, x_train, y_train, epochs=self.epochs, batch_size=self.batch_size, lr=self.lr,
-              seed=self.seed, progress=False)
+        train(
+            model,
+            x_train,
+            y_train,
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            seed=self.seed,
+            progress=False,
+        )
         return evaluate(model, x_test, y_test)
 
     def __call__(self, arch: dict) -> float:
@@ -134,8 +149,14 @@ class ProxyAccuracy:
         return self._cache.seconds
 
 
-def plot_pareto(ax, points: Sequence[tuple[float, float]], front: Sequence[int], label: str,
-                color: str = "tab:blue", marker: str = "o"):
+def plot_pareto(
+    ax,
+    points: Sequence[tuple[float, float]],
+    front: Sequence[int],
+    label: str,
+    color: str = "tab:blue",
+    marker: str = "o",
+):
     """Scatter ``points`` (latency, accuracy) and join the Pareto-front indices ``front`` by a staircase (lab08).
 
     The front is drawn sorted by latency as a step line (lower latency and
@@ -148,7 +169,9 @@ def plot_pareto(ax, points: Sequence[tuple[float, float]], front: Sequence[int],
     if best:
         fx, fy = zip(*best)
         ax.step(fx, fy, where="post", color=color, linewidth=1.5)
-        ax.scatter(fx, fy, s=40, color=color, marker=marker, edgecolor="black", label=f"{label} ({len(best)} on the front)")
+        ax.scatter(
+            fx, fy, s=40, color=color, marker=marker, edgecolor="black", label=f"{label} ({len(best)} on the front)"
+        )
     ax.set_xlabel("latency (ms)")
     ax.set_ylabel("accuracy")
     return ax

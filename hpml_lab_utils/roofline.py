@@ -133,7 +133,9 @@ class KernelPoint:
         for field_name in ("flops", "nbytes", "seconds"):
             value = getattr(self, field_name)
             if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"KernelPoint {self.name!r}: {field_name} must be a positive finite number, got {value!r}")
+                raise ValueError(
+                    f"KernelPoint {self.name!r}: {field_name} must be a positive finite number, got {value!r}"
+                )
 
     @property
     def ai(self) -> float:
@@ -249,7 +251,9 @@ def measure_gemm_flops(dtype: str = "float32", device: str = "cpu", n: int | Non
         c = torch.empty((n, n), device="cuda", dtype=tdtype)
         torch.matmul(a, b, out=c)
         reference = a[0].double() @ b.double()
-        if not torch.allclose(c[0].double(), reference, rtol=5e-2 if tdtype in (torch.float16, torch.bfloat16) else 1e-2):
+        if not torch.allclose(
+            c[0].double(), reference, rtol=5e-2 if tdtype in (torch.float16, torch.bfloat16) else 1e-2
+        ):
             raise RuntimeError(f"torch matmul on the GPU gave a wrong result for {dtype}")
         stats = quiet_bench(torch.matmul, a, b, out=c, name=f"GEMM {dtype}", min_repeats=5, use_cuda=True)
         library = "torch cuda"
@@ -342,8 +346,16 @@ def measure_bandwidth(device: str = "cpu", nbytes_per_array: int | None = None) 
             fill(b, 1.0)
             fill(c, 2.0)
             stats = quiet_bench(
-                triad, a, b, c, TRIAD_SCALAR, name="triad", warmup_s=0.0, budget_s=0.0,
-                min_repeats=repeats, use_cuda=False,
+                triad,
+                a,
+                b,
+                c,
+                TRIAD_SCALAR,
+                name="triad",
+                warmup_s=0.0,
+                budget_s=0.0,
+                min_repeats=repeats,
+                use_cuda=False,
             )
         finally:
             numba.set_num_threads(threads_before)
@@ -355,8 +367,16 @@ def measure_bandwidth(device: str = "cpu", nbytes_per_array: int | None = None) 
         b = torch.full((n,), 1.0, device="cuda", dtype=torch.float64)
         c = torch.full((n,), 2.0, device="cuda", dtype=torch.float64)
         stats = quiet_bench(
-            torch.add, b, c, alpha=TRIAD_SCALAR, out=a, name="triad", warmup_s=0.0, budget_s=0.0,
-            min_repeats=repeats, use_cuda=True,
+            torch.add,
+            b,
+            c,
+            alpha=TRIAD_SCALAR,
+            out=a,
+            name="triad",
+            warmup_s=0.0,
+            budget_s=0.0,
+            min_repeats=repeats,
+            use_cuda=True,
         )
         ok = bool((a[:: max(n // 1000, 1)] == expected).all().item()) and float(a[-1].item()) == expected
         library = "torch cuda"
@@ -536,7 +556,9 @@ def plot_roofline(
     x_lo = 10 ** math.floor(math.log10(min([ridge / 100, *[a / 3 for a in ais]])))
     x_hi = 10 ** math.ceil(math.log10(max([ridge * 30, *[a * 3 for a in ais]])))
     perf = [p.flops_per_s for p in points]
-    y_lo = 10 ** math.floor(math.log10(min([x_lo * bandwidth, min(peaks.flops.values()) / 100, *[f / 3 for f in perf]]) / 1e9))
+    y_lo = 10 ** math.floor(
+        math.log10(min([x_lo * bandwidth, min(peaks.flops.values()) / 100, *[f / 3 for f in perf]]) / 1e9)
+    )
     y_hi = 10 ** math.ceil(math.log10(max([top * 3, *[f * 3 for f in perf]]) / 1e9))
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -551,16 +573,27 @@ def plot_roofline(
     p0, p1 = ax.transData.transform([(x_text, x_text * bandwidth / 1e9), (x_text * 10, x_text * 10 * bandwidth / 1e9)])
     angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
     ax.annotate(
-        mem_label, (x_text, x_text * bandwidth / 1e9), xytext=(0, 5), textcoords="offset points",
-        rotation=angle, rotation_mode="anchor", ha="left", va="bottom", color="C0", fontsize=9,
+        mem_label,
+        (x_text, x_text * bandwidth / 1e9),
+        xytext=(0, 5),
+        textcoords="offset points",
+        rotation=angle,
+        rotation_mode="anchor",
+        ha="left",
+        va="bottom",
+        color="C0",
+        fontsize=9,
     )
 
     # compute ceilings, highest first; the chosen dtype solid, the others dashed
     for name, value in sorted(peaks.flops.items(), key=lambda kv: -kv[1]):
         chosen = name == dtype
         ax.plot(
-            [value / bandwidth, x_hi], [value / 1e9, value / 1e9],
-            color="C1" if chosen else "0.45", lw=2 if chosen else 1.2, ls="-" if chosen else "--",
+            [value / bandwidth, x_hi],
+            [value / 1e9, value / 1e9],
+            color="C1" if chosen else "0.45",
+            lw=2 if chosen else 1.2,
+            ls="-" if chosen else "--",
         )
         label = f"{_DTYPE_LABELS.get(name, name)} {format_flops(value)} [{_source_tag(peaks.sources.get(name, ''))}]"
         if chosen:  # above its line at the right end
@@ -568,16 +601,27 @@ def plot_roofline(
         else:  # below its line, where it leaves the diagonal, away from the chosen roof's label
             where, offset, align = (value / bandwidth, value / 1e9), (6, -3), {"ha": "left", "va": "top"}
         ax.annotate(
-            label, where, xytext=offset, textcoords="offset points",
-            color="C1" if chosen else "0.3", fontsize=9, **align,
+            label,
+            where,
+            xytext=offset,
+            textcoords="offset points",
+            color="C1" if chosen else "0.3",
+            fontsize=9,
+            **align,
         )
 
     # ridge point of the chosen dtype
     ax.plot([ridge], [roof / 1e9], marker="o", color="C1", ms=7, zorder=3)
     ax.vlines(ridge, y_lo, roof / 1e9, colors="C1", linestyles=":", lw=1)
     ax.annotate(
-        f"ridge {ridge:.3g} FLOP/byte", (ridge, y_lo), xytext=(4, 4), textcoords="offset points",
-        ha="left", va="bottom", color="C1", fontsize=9,
+        f"ridge {ridge:.3g} FLOP/byte",
+        (ridge, y_lo),
+        xytext=(4, 4),
+        textcoords="offset points",
+        ha="left",
+        va="bottom",
+        color="C1",
+        fontsize=9,
     )
 
     # kernels; labels of points in the right third go to their left, to stay inside the axes
@@ -607,14 +651,22 @@ def plot_roofline(
             )
             ax.plot([x], [y], marker="X", color="red", ms=11, ls="none", zorder=4)
             ax.annotate(
-                f"{point.name} (above roof: counting error?)", (x, y), textcoords="offset points",
-                color="red", fontsize=9, fontweight="bold", **label_at,
+                f"{point.name} (above roof: counting error?)",
+                (x, y),
+                textcoords="offset points",
+                color="red",
+                fontsize=9,
+                fontweight="bold",
+                **label_at,
             )
         else:
             ax.plot([x], [y], marker="o", color="C2", ms=7, ls="none", zorder=4)
             ax.annotate(
-                f"{point.name} ({format_flops(achieved)}, {achieved / bound:.0%} of roof)", (x, y),
-                textcoords="offset points", fontsize=9, **label_at,
+                f"{point.name} ({format_flops(achieved)}, {achieved / bound:.0%} of roof)",
+                (x, y),
+                textcoords="offset points",
+                fontsize=9,
+                **label_at,
             )
 
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")
@@ -641,9 +693,16 @@ def explore(peaks: Peaks, points: Sequence[KernelPoint] = (), dtype: str = "floa
     names = sorted(peaks.flops, key=lambda name: -peaks.flops[name])
     roof_menu = widgets.Dropdown(options=names, value=dtype if dtype in names else names[0], description="roof")
     ridge = _ridge_point(peaks.flops[roof_menu.value], peaks.bandwidth)
-    intensity = widgets.FloatLogSlider(value=ridge / 4, base=10, min=math.log10(ridge) - 2.5,
-                                       max=math.log10(ridge) + 1.5, step=0.05, description="FLOP/byte",
-                                       readout_format=".3g", continuous_update=False)
+    intensity = widgets.FloatLogSlider(
+        value=ridge / 4,
+        base=10,
+        min=math.log10(ridge) - 2.5,
+        max=math.log10(ridge) + 1.5,
+        step=0.05,
+        description="FLOP/byte",
+        readout_format=".3g",
+        continuous_update=False,
+    )
     out = widgets.Output()
 
     def draw(_change: Any = None) -> None:
@@ -654,8 +713,15 @@ def explore(peaks: Peaks, points: Sequence[KernelPoint] = (), dtype: str = "floa
             out.clear_output(wait=True)
             ax = plot_roofline(peaks, points, dtype=roof_menu.value)
             ax.plot([x], [y / 1e9], marker="D", color="C3", ms=9, ls="none", zorder=5)
-            ax.annotate(f"I = {x:.3g} FLOP/byte: at most {format_flops(y)}", (x, y / 1e9), xytext=(8, -14),
-                        textcoords="offset points", color="C3", fontsize=9, fontweight="bold")
+            ax.annotate(
+                f"I = {x:.3g} FLOP/byte: at most {format_flops(y)}",
+                (x, y / 1e9),
+                xytext=(8, -14),
+                textcoords="offset points",
+                color="C3",
+                fontsize=9,
+                fontweight="bold",
+            )
             plt.show()
         box.last_drawn = (roof_menu.value, x, y)
 

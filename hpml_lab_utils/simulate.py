@@ -124,8 +124,9 @@ def ring_allreduce_steps(data: np.ndarray) -> list[RingStep]:
             offset = -s if phase == "reduce-scatter" else 1 - s
             sends = [(r, (r + 1) % ranks, (r + offset) % ranks) for r in range(ranks)]
             # every rank sends what it held *before* this step: take the payloads first
-            payloads = [(src, dst, c, values[src, slice(*bounds[c])].copy(), contributors[src, c])
-                        for src, dst, c in sends]
+            payloads = [
+                (src, dst, c, values[src, slice(*bounds[c])].copy(), contributors[src, c]) for src, dst, c in sends
+            ]
             messages = []
             for src, dst, c, payload, count in payloads:
                 cut = slice(*bounds[c])
@@ -154,7 +155,9 @@ class PipelineOp:
     end: float
 
 
-def gpipe_schedule(stages: int, micro_batches: int, forward_s: float = 1.0, backward_s: float = 2.0) -> list[PipelineOp]:
+def gpipe_schedule(
+    stages: int, micro_batches: int, forward_s: float = 1.0, backward_s: float = 2.0
+) -> list[PipelineOp]:
     """The GPipe schedule: each stage runs the forwards of all micro-batches, then their backwards (week 7).
 
     A forward of micro-batch ``m`` on stage ``s`` needs its forward on stage
@@ -220,8 +223,15 @@ class LeastSquares:
         return xb.T @ (xb @ w - self.y[idx]) / batch
 
 
-def worker_step_times(rng: np.random.Generator, steps: int, workers: int, mean_s: float = 1.0,
-                      jitter: float = 0.1, straggler_prob: float = 0.0, slowdown: float = 4.0) -> np.ndarray:
+def worker_step_times(
+    rng: np.random.Generator,
+    steps: int,
+    workers: int,
+    mean_s: float = 1.0,
+    jitter: float = 0.1,
+    straggler_prob: float = 0.0,
+    slowdown: float = 4.0,
+) -> np.ndarray:
     """Seconds each worker takes for each of its gradient computations: ``(steps, workers)`` array (week 7).
 
     Each time is ``mean_s x (1 + jitter x |z|)`` with ``z`` standard normal, and
@@ -245,8 +255,9 @@ class SGDRun:
     idle_share: float = 0.0  # share of worker time spent waiting (synchronous SGD)
 
 
-def sync_sgd(problem: LeastSquares, step_times: np.ndarray, lr: float, batch: int,
-             comm_s: float = 0.0, seed: int = 1) -> SGDRun:
+def sync_sgd(
+    problem: LeastSquares, step_times: np.ndarray, lr: float, batch: int, comm_s: float = 0.0, seed: int = 1
+) -> SGDRun:
     """Synchronous data-parallel SGD: every step all workers compute a gradient at the same parameters,
     the gradients are averaged (an all-reduce taking ``comm_s``), one update is applied (week 7).
 
@@ -264,12 +275,24 @@ def sync_sgd(problem: LeastSquares, step_times: np.ndarray, lr: float, batch: in
         losses.append(problem.loss(w))
     busy = float(step_times.sum())
     wall = float(step_times.max(axis=1).sum())
-    return SGDRun("synchronous", np.array(times), np.array(losses), np.zeros(steps, dtype=np.int64),
-                  idle_share=1.0 - busy / (workers * wall) if wall > 0 else 0.0)
+    return SGDRun(
+        "synchronous",
+        np.array(times),
+        np.array(losses),
+        np.zeros(steps, dtype=np.int64),
+        idle_share=1.0 - busy / (workers * wall) if wall > 0 else 0.0,
+    )
 
 
-def async_sgd(problem: LeastSquares, step_times: np.ndarray, lr: float, batch: int,
-              comm_s: float = 0.0, staleness_aware: bool = False, seed: int = 1) -> SGDRun:
+def async_sgd(
+    problem: LeastSquares,
+    step_times: np.ndarray,
+    lr: float,
+    batch: int,
+    comm_s: float = 0.0,
+    staleness_aware: bool = False,
+    seed: int = 1,
+) -> SGDRun:
     """Asynchronous SGD through a parameter server: a worker reads the parameters, computes a gradient for
     ``step_times[i, k]`` seconds, and the server applies it the moment it arrives (week 7).
 

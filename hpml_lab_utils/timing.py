@@ -238,6 +238,7 @@ def quiet_bench(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Stats:
         warnings.filterwarnings("ignore", message=r".*timings are noisy")
         return bench(fn, *args, **kwargs)
 
+
 def speedup_ratios(
     fast_fn: Callable[..., Any],
     slow_fn: Callable[..., Any],
@@ -283,7 +284,5 @@ def speedup(
 
     See :func:`speedup_ratios` for how the rounds are interleaved.
     """
-    ratios = speedup_ratios(
-        fast_fn, slow_fn, *args, rounds=rounds, min_time_s=min_time_s, use_cuda=use_cuda, **kwargs
-    )
+    ratios = speedup_ratios(fast_fn, slow_fn, *args, rounds=rounds, min_time_s=min_time_s, use_cuda=use_cuda, **kwargs)
     return float(statistics.median(ratios))

@@ -83,7 +83,9 @@ class CharTokenizer:
     def encode(self, text: str) -> torch.Tensor:
         unknown = sorted(set(text) - set(self.stoi))
         if unknown:
-            raise ValueError(f"characters not in the vocabulary: {unknown!r}; build the tokenizer from a text that has them")
+            raise ValueError(
+                f"characters not in the vocabulary: {unknown!r}; build the tokenizer from a text that has them"
+            )
         return torch.tensor([self.stoi[c] for c in text], dtype=torch.long)
 
     def decode(self, ids: torch.Tensor | Sequence[int]) -> str:
@@ -107,8 +109,9 @@ class CausalSelfAttention(nn.Module):
         self.qkv = nn.Linear(n_embd, 3 * n_embd)
         self.proj = nn.Linear(n_embd, n_embd)
 
-    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None
-                ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+    def forward(
+        self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         batch, t_new, n_embd = x.shape
         q, k, v = self.qkv(x).split(n_embd, dim=2)
         q, k, v = (z.view(batch, t_new, self.n_head, self.head_dim).transpose(1, 2) for z in (q, k, v))
@@ -150,8 +153,9 @@ class Block(nn.Module):
         self.ln2 = nn.LayerNorm(n_embd)
         self.mlp = MLP(n_embd)
 
-    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None
-                ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+    def forward(
+        self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         attn_out, present = self.attn(self.ln1(x), past)
         x = x + attn_out
         return x + self.mlp(self.ln2(x)), present
@@ -168,8 +172,15 @@ class TinyGPT(nn.Module):
     the global random state.
     """
 
-    def __init__(self, vocab_size: int, block_size: int = 256, n_layer: int = 4, n_head: int = 4,
-                 n_embd: int = 128, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        vocab_size: int,
+        block_size: int = 256,
+        n_layer: int = 4,
+        n_head: int = 4,
+        n_embd: int = 128,
+        seed: int | None = None,
+    ) -> None:
         super().__init__()
         self.vocab_size = vocab_size
         self.block_size = block_size
@@ -196,7 +207,8 @@ class TinyGPT(nn.Module):
         if t_past + t_new > self.block_size:
             raise ValueError(
                 f"{t_past} cached + {t_new} new tokens exceed block_size={self.block_size}: "
-                "generate fewer tokens, shorten the prompt, or build the model with a larger block_size")
+                "generate fewer tokens, shorten the prompt, or build the model with a larger block_size"
+            )
         positions = torch.arange(t_past, t_past + t_new, device=idx.device)
         x = self.tok_emb(idx) + self.pos_emb(positions)
         present: KVCache = []
@@ -206,18 +218,27 @@ class TinyGPT(nn.Module):
         return self.head(self.ln_f(x)), present
 
 
-def _random_windows(ids: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator
-                    ) -> tuple[torch.Tensor, torch.Tensor]:
+def _random_windows(
+    ids: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """A batch of (input, target) windows of ``seq_len`` characters at random offsets; targets shifted by one."""
     starts = torch.randint(0, len(ids) - seq_len, (batch_size,), generator=generator)
-    x = torch.stack([ids[s:s + seq_len] for s in starts.tolist()])
-    y = torch.stack([ids[s + 1:s + seq_len + 1] for s in starts.tolist()])
+    x = torch.stack([ids[s : s + seq_len] for s in starts.tolist()])
+    y = torch.stack([ids[s + 1 : s + seq_len + 1] for s in starts.tolist()])
     return x, y
 
 
-def train_tiny_gpt(model: nn.Module, ids: torch.Tensor, steps: int, batch_size: int = 16,
-                   seq_len: int | None = None, lr: float = 3e-3, seed: int = 0, desc: str = "training",
-                   progress: bool = True) -> list[float]:
+def train_tiny_gpt(
+    model: nn.Module,
+    ids: torch.Tensor,
+    steps: int,
+    batch_size: int = 16,
+    seq_len: int | None = None,
+    lr: float = 3e-3,
+    seed: int = 0,
+    desc: str = "training",
+    progress: bool = True,
+) -> list[float]:
     """Train ``model`` in place for ``steps`` AdamW steps on random windows of ``ids``; return each step's loss (lab07).
 
     Only parameters with ``requires_grad`` are optimized (so a LoRA-wrapped model
@@ -232,8 +253,10 @@ def train_tiny_gpt(model: nn.Module, ids: torch.Tensor, steps: int, batch_size: 
 
     seq_len = seq_len or model.block_size
     if steps < 0 or batch_size < 1 or not 1 <= seq_len < len(ids):
-        raise ValueError(f"need steps >= 0, batch_size >= 1 and 1 <= seq_len < len(ids) ({len(ids)}), "
-                         f"got steps={steps}, batch_size={batch_size}, seq_len={seq_len}")
+        raise ValueError(
+            f"need steps >= 0, batch_size >= 1 and 1 <= seq_len < len(ids) ({len(ids)}), "
+            f"got steps={steps}, batch_size={batch_size}, seq_len={seq_len}"
+        )
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ValueError("the model has no trainable parameters (requires_grad is False everywhere)")
@@ -241,7 +264,8 @@ def train_tiny_gpt(model: nn.Module, ids: torch.Tensor, steps: int, batch_size: 
     optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
     warmup = max(1, steps // 10)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, (s + 1) / warmup) * (1.0 - 0.9 * s / max(1, steps)))
+        optimizer, lambda s: min(1.0, (s + 1) / warmup) * (1.0 - 0.9 * s / max(1, steps))
+    )
     generator = torch.Generator().manual_seed(seed)
     losses: list[float] = []
     model.train()
@@ -263,8 +287,9 @@ def train_tiny_gpt(model: nn.Module, ids: torch.Tensor, steps: int, batch_size: 
 
 
 @torch.no_grad()
-def evaluate_loss(model: nn.Module, ids: torch.Tensor, seq_len: int | None = None, max_windows: int = 64,
-                  batch_size: int = 16) -> float:
+def evaluate_loss(
+    model: nn.Module, ids: torch.Tensor, seq_len: int | None = None, max_windows: int = 64, batch_size: int = 16
+) -> float:
     """Mean next-character cross-entropy (nats per character) of ``model`` on ``ids`` (lab07).
 
     Uses up to ``max_windows`` consecutive, non-overlapping windows of
@@ -281,8 +306,8 @@ def evaluate_loss(model: nn.Module, ids: torch.Tensor, seq_len: int | None = Non
     total, count = 0.0, 0
     for first in range(0, n_windows, batch_size):
         starts = range(first * seq_len, min(n_windows, first + batch_size) * seq_len, seq_len)
-        x = torch.stack([ids[s:s + seq_len] for s in starts]).to(device)
-        y = torch.stack([ids[s + 1:s + seq_len + 1] for s in starts]).to(device)
+        x = torch.stack([ids[s : s + seq_len] for s in starts]).to(device)
+        y = torch.stack([ids[s + 1 : s + seq_len + 1] for s in starts]).to(device)
         logits, _ = model(x)
         total += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="sum"))
         count += y.numel()
@@ -330,8 +355,9 @@ def _tensor_memory_mode(tracker: _LiveTensorBytes):
     class Mode(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
-            inputs = {t.untyped_storage().data_ptr() for t in tree_flatten((args, kwargs))[0]
-                      if isinstance(t, torch.Tensor)}
+            inputs = {
+                t.untyped_storage().data_ptr() for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)
+            }
             for t in tree_flatten(out)[0]:
                 if isinstance(t, torch.Tensor):
                     tracker.track(t, inputs - set(tracker._live))
@@ -368,4 +394,3 @@ def peak_memory_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tupl
 def count_parameters(model: nn.Module) -> int:
     """All parameters of ``model`` (trainable or not) (lab07)."""
     return sum(p.numel() for p in model.parameters())
-

@@ -33,8 +33,9 @@ CHURN = (
 
 def _start(code: str) -> subprocess.Popen:
     # a session of its own, so the churn's children are killed with it
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
 
 
 def _stop(proc: subprocess.Popen) -> None:

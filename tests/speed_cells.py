@@ -72,8 +72,11 @@ def speed_notebook(source: Path) -> tuple[nbformat.NotebookNode, list[str]] | No
     while True:
         defined = known.union(*(defined_names(code[i].source) for i in keep))
         missing = set().union(*(used_names(code[i].source) for i in keep)) - defined
-        wanted = {j for j, c in enumerate(code) if j not in keep and not _nbgrader(c).get("grade")
-                  and defined_names(c.source) & missing}
+        wanted = {
+            j
+            for j, c in enumerate(code)
+            if j not in keep and not _nbgrader(c).get("grade") and defined_names(c.source) & missing
+        }
         if not wanted:
             break
         keep |= wanted
@@ -100,8 +103,9 @@ def failed_cells(run: dict, nb: nbformat.NotebookNode) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     from tests.stress_kernels import run_under_load
 
-    parser = argparse.ArgumentParser(prog="python -m tests.speed_cells",
-                                     description="Run every lab's speed tests many times on a busy machine.")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.speed_cells", description="Run every lab's speed tests many times on a busy machine."
+    )
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--burners", type=int, default=3)
@@ -109,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="speed-cells-") as tmp:
         labs = write_speed_notebooks(Path(tmp))
         jobs = [lab for _ in range(args.runs) for lab in labs]
-        results = run_under_load([Path(tmp) / f"{lab}.ipynb" for lab in jobs], 300, args.parallel, args.burners,
-                                 progress=True)
+        results = run_under_load(
+            [Path(tmp) / f"{lab}.ipynb" for lab in jobs], 300, args.parallel, args.burners, progress=True
+        )
         runs = list(zip(jobs, results))
         print(f"\n{'lab':<28} {'speed test':<30} {'passed':>8}")
         bad = 0

@@ -61,14 +61,25 @@ def run_once(path: Path, timeout_s: int, plain_client: bool) -> dict:
         seconds[cell_index] = time.perf_counter() - started[cell_index]
 
     extra = {} if plain_client else {"kernel_manager_class": PromptKernelManager}
-    client = NotebookClient(nb, timeout=timeout_s, interrupt_on_timeout=True, allow_errors=True,
-                            kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
-                            resources={"metadata": {"path": str(path.parent)}}, shutdown_kernel="immediate",
-                            on_cell_start=on_start, on_cell_executed=on_done,
-                            extra_arguments=["--IPKernelApp.log_level=ERROR"], **extra)
+    client = NotebookClient(
+        nb,
+        timeout=timeout_s,
+        interrupt_on_timeout=True,
+        allow_errors=True,
+        kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
+        resources={"metadata": {"path": str(path.parent)}},
+        shutdown_kernel="immediate",
+        on_cell_start=on_start,
+        on_cell_executed=on_done,
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        **extra,
+    )
     client.execute()
-    errors = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-              and any(o.get("output_type") == "error" for o in cell.get("outputs", []))]
+    errors = [
+        i
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+    ]
     hung = [i for i, s in seconds.items() if s >= timeout_s]
     return {"seconds": seconds, "hung": hung, "errors": errors}
 
@@ -89,12 +100,21 @@ def run_in_child(path: Path, timeout_s: int, plain_client: bool) -> dict:
     return result
 
 
-def run_under_load(jobs: list[Path], timeout_s: int, parallel: int = 2, burners: int = 3,
-                   plain_client: bool = False, progress: bool = False) -> list[dict]:
+def run_under_load(
+    jobs: list[Path],
+    timeout_s: int,
+    parallel: int = 2,
+    burners: int = 3,
+    plain_client: bool = False,
+    progress: bool = False,
+) -> list[dict]:
     """Run each notebook of ``jobs`` (a path may repeat) in its own Python, ``parallel`` at once, beside
     ``burners`` CPU burners and the launch-and-compile loop; one :func:`run_once` result per job, in order."""
-    with busy_machine(burners=burners), ThreadPoolExecutor(parallel) as pool, \
-            tqdm(total=len(jobs), desc="notebook runs", disable=not progress) as bar:
+    with (
+        busy_machine(burners=burners),
+        ThreadPoolExecutor(parallel) as pool,
+        tqdm(total=len(jobs), desc="notebook runs", disable=not progress) as bar,
+    ):
         futures = [pool.submit(run_in_child, path, timeout_s, plain_client) for path in jobs]
         results = []
         for future in futures:
@@ -109,27 +129,41 @@ def summarise(path: Path, runs: list[dict]) -> dict:
         for i, s in run["seconds"].items():
             per_cell.setdefault(i, []).append(s)
     medians = {i: statistics.median(v) for i, v in per_cell.items()}
-    flagged = sorted({(i, s) for run in runs for i, s in run["seconds"].items()
-                      if s > FLAG_RATIO * medians[i] and s - medians[i] >= FLAG_EXTRA_S})
-    slowest = max(((s / max(medians[i], 1e-9), i, s) for run in runs for i, s in run["seconds"].items()),
-                  default=(0.0, -1, 0.0))
+    flagged = sorted(
+        {
+            (i, s)
+            for run in runs
+            for i, s in run["seconds"].items()
+            if s > FLAG_RATIO * medians[i] and s - medians[i] >= FLAG_EXTRA_S
+        }
+    )
+    slowest = max(
+        ((s / max(medians[i], 1e-9), i, s) for run in runs for i, s in run["seconds"].items()), default=(0.0, -1, 0.0)
+    )
     return {
-        "notebook": path.stem, "runs": len(runs),
+        "notebook": path.stem,
+        "runs": len(runs),
         "hung": sorted(i for run in runs for i in run["hung"]),
         "errors": sorted(i for run in runs for i in run["errors"]),
         "crashes": [run["crash"] for run in runs if "crash" in run],
-        "flagged": flagged, "slowest": slowest, "medians": medians,
+        "flagged": flagged,
+        "slowest": slowest,
+        "medians": medians,
     }
 
 
 def print_table(rows: list[dict]) -> None:
-    print(f"\n{'notebook':<34} {'runs':>4} {'hung':>5} {'errors':>6} {'flagged':>7} "
-          f"{'slowest cell: s (x its median)':>32}")
+    print(
+        f"\n{'notebook':<34} {'runs':>4} {'hung':>5} {'errors':>6} {'flagged':>7} "
+        f"{'slowest cell: s (x its median)':>32}"
+    )
     for r in rows:
         ratio, cell, s = r["slowest"]
         slowest = f"cell {cell}: {s:.1f} s ({ratio:.1f}x)" if cell >= 0 else "-"
-        print(f"{r['notebook']:<34} {r['runs']:>4} {len(r['hung']):>5} {len(r['errors']):>6} "
-              f"{len(r['flagged']):>7} {slowest:>32}")
+        print(
+            f"{r['notebook']:<34} {r['runs']:>4} {len(r['hung']):>5} {len(r['errors']):>6} "
+            f"{len(r['flagged']):>7} {slowest:>32}"
+        )
     for r in rows:
         for i, s in r["flagged"]:
             print(f"  {r['notebook']} cell {i}: {s:.1f} s, its median {r['medians'][i]:.2f} s")
@@ -156,19 +190,25 @@ def main(argv: list[str] | None = None) -> int:
     notebooks = [p.resolve() for p in args.notebooks] or all_notebooks()
     jobs = [path for _ in range(args.runs) for path in notebooks]  # round by round: one notebook rarely overlaps itself
     results: dict[Path, list[dict]] = {path: [] for path in notebooks}
-    print(f"{len(notebooks)} notebooks x {args.runs} runs, {args.parallel} at once, beside {args.burners} CPU burners "
-          f"and a launch-and-compile loop; cell timeout {args.timeout} s; "
-          f"client: {'nbclient plain' if args.plain_client else 'autograder.reply_channel'}", flush=True)
+    print(
+        f"{len(notebooks)} notebooks x {args.runs} runs, {args.parallel} at once, beside {args.burners} CPU burners "
+        f"and a launch-and-compile loop; cell timeout {args.timeout} s; "
+        f"client: {'nbclient plain' if args.plain_client else 'autograder.reply_channel'}",
+        flush=True,
+    )
     t0 = time.perf_counter()
-    for path, run in zip(jobs, run_under_load(jobs, args.timeout, args.parallel, args.burners, args.plain_client,
-                                              progress=True)):
+    for path, run in zip(
+        jobs, run_under_load(jobs, args.timeout, args.parallel, args.burners, args.plain_client, progress=True)
+    ):
         results[path].append(run)
     rows = [summarise(path, runs) for path, runs in results.items()]
     print_table(rows)
     bad = sum(len(r["hung"]) + len(r["errors"]) + len(r["crashes"]) for r in rows)
-    print(f"\n{sum(r['runs'] for r in rows)} notebook runs in {time.perf_counter() - t0:.0f} s; "
-          f"{sum(len(r['hung']) for r in rows)} hung cells, {sum(len(r['errors']) for r in rows)} cells in error, "
-          f"{sum(len(r['flagged']) for r in rows)} flagged slow")
+    print(
+        f"\n{sum(r['runs'] for r in rows)} notebook runs in {time.perf_counter() - t0:.0f} s; "
+        f"{sum(len(r['hung']) for r in rows)} hung cells, {sum(len(r['errors']) for r in rows)} cells in error, "
+        f"{sum(len(r['flagged']) for r in rows)} flagged slow"
+    )
     return 1 if bad else 0
 
 

@@ -36,8 +36,14 @@ LAB = sample_class.LAB
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 HONEST = {"perfect": (), "one_wrong": (sample_class.WRONG_TEST,)}
-LIMITS = {"cell_timeout_s": 10, "notebook_timeout_s": 75, "memory_mb": 3072, "max_processes": 64,
-          "max_output_bytes": 200_000, "max_file_bytes": 64 << 20}
+LIMITS = {
+    "cell_timeout_s": 10,
+    "notebook_timeout_s": 75,
+    "memory_mb": 3072,
+    "max_processes": 64,
+    "max_output_bytes": 200_000,
+    "max_file_bytes": 64 << 20,
+}
 
 
 def _points() -> tuple[float, dict[str, float]]:
@@ -51,7 +57,7 @@ def _tests_from_attack() -> tuple[str, ...]:
     cells = nbformat.read(SOURCE, as_version=4).cells
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in cells]
     _, per = _points()
-    return tuple(gid for gid in ids[ids.index(ATTACK_CELL):] if gid in per)
+    return tuple(gid for gid in ids[ids.index(ATTACK_CELL) :] if gid in per)
 
 
 def expected_score(loses) -> float:
@@ -124,8 +130,9 @@ def graded(tmp_path_factory):
         sample_class.build_sample_class(folder, SOURCE, release)
         shutil.rmtree(folder / "untouched")
         shutil.rmtree(folder / "not_json")
-        files = sample_class.build_adversarial_class(folder, SOURCE, release, port=listener.port,
-                                                     search_roots=[str(work), str(ROOT)])
+        files = sample_class.build_adversarial_class(
+            folder, SOURCE, release, port=listener.port, search_roots=[str(work), str(ROOT)]
+        )
         t0 = time.perf_counter()
         code = cli.main(["autograde", LAB, str(folder), "--jobs", "2"])
         seconds = time.perf_counter() - t0
@@ -134,8 +141,17 @@ def graded(tmp_path_factory):
         results = {r.student_id: r for r in StatusStore(paths.statuses).results(LAB)}
         rows = {r["student_id"]: r for r in csv.DictReader((work / "grades.csv").open())}
         listener.close()
-        yield {"paths": paths, "results": results, "rows": rows, "code": code, "seconds": seconds,
-               "files": files, "connections": listener.connections, "left": left, "release": release}
+        yield {
+            "paths": paths,
+            "results": results,
+            "rows": rows,
+            "code": code,
+            "seconds": seconds,
+            "files": files,
+            "connections": listener.connections,
+            "left": left,
+            "release": release,
+        }
 
 
 def _executed(graded, student) -> nbformat.NotebookNode:
@@ -148,8 +164,11 @@ def _outputs_text(nb) -> str:
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             text = out.get("text", "")
-            parts.append(("".join(text) if isinstance(text, list) else text) if out.get("output_type") == "stream"
-                         else "\n" + json.dumps(out) + "\n")
+            parts.append(
+                ("".join(text) if isinstance(text, list) else text)
+                if out.get("output_type") == "stream"
+                else "\n" + json.dumps(out) + "\n"
+            )
     return "".join(parts)
 
 
@@ -233,8 +252,12 @@ def test_tampering_is_reported(graded):
     assert "deleted" in results["deleted_tests"].message
     assert "edited" in results["edited_tests"].message
     assert "points" in results["changed_points"].message
-    for student, name in (("patch_np_allclose", "allclose"), ("patch_assert_allclose", "assert_allclose"),
-                          ("patch_torch_allclose", "torch.allclose"), ("patch_builtins_abs", "abs")):
+    for student, name in (
+        ("patch_np_allclose", "allclose"),
+        ("patch_assert_allclose", "assert_allclose"),
+        ("patch_torch_allclose", "torch.allclose"),
+        ("patch_builtins_abs", "abs"),
+    ):
         assert name in results[student].message, (student, results[student].message)
 
 
@@ -247,8 +270,12 @@ def test_student_code_cannot_read_hidden_tests(graded):
     nb = _executed(graded, "reads_hidden_tests")
     text = _outputs_text(nb)
     assert "notebooks with hidden tests found: 0" in text, text[:2000]
-    hidden = [line for cell in nbformat.read(SOURCE, as_version=4).cells if cell.cell_type == "code"
-              for line in hidden_test_lines(cell.source)]
+    hidden = [
+        line
+        for cell in nbformat.read(SOURCE, as_version=4).cells
+        if cell.cell_type == "code"
+        for line in hidden_test_lines(cell.source)
+    ]
     release = "\n".join(c.source for c in nbformat.read(graded["release"], as_version=4).cells)
     hidden = [line for line in hidden if line not in release]
     assert hidden

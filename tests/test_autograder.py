@@ -66,27 +66,41 @@ def toy_notebook() -> nbformat.NotebookNode:
     cells = [
         new_markdown_cell("# Toy lab", metadata=_meta("intro", locked=True)),
         new_code_cell("import os\nprint('fast mode:', os.environ.get('HPML_FAST'))"),
-        new_code_cell('def add(a, b):\n    """Return a + b."""\n    ### BEGIN SOLUTION\n'
-                      "    total = a + b  # toy_add_solution_line\n    return total\n    ### END SOLUTION",
-                      metadata=_meta("answer_add", solution=True)),
-        new_code_cell("assert add(1, 2) == 3, 'add(1, 2) should be 3'\n### BEGIN HIDDEN TESTS\n"
-                      "assert add(-5, 5) == 0, 'add: opposite numbers'  # toy_hidden_add_line\n### END HIDDEN TESTS",
-                      metadata=_meta("test_add", grade=True, locked=True, points=2)),
-        new_code_cell('def average_throughput(work, times):\n    """Total work over total time."""\n'
-                      "    ### BEGIN SOLUTION\n    return len(times) * work / sum(times)  # toy_avg_solution_line\n"
-                      "    ### END SOLUTION", metadata=_meta("answer_average_throughput", solution=True)),
-        new_code_cell("assert abs(average_throughput(10, [1, 1]) - 10) < 1e-9, 'equal times'\n"
-                      "### BEGIN HIDDEN TESTS\nexpected_toy_hidden = 2 * 10 / (1 + 4)  # toy_hidden_avg_line\n"
-                      "assert abs(average_throughput(10, [1, 4]) - expected_toy_hidden) < 1e-9, "
-                      "'average_throughput: unequal run times'\n### END HIDDEN TESTS",
-                      metadata=_meta("test_average_throughput", grade=True, locked=True, points=3)),
+        new_code_cell(
+            'def add(a, b):\n    """Return a + b."""\n    ### BEGIN SOLUTION\n'
+            "    total = a + b  # toy_add_solution_line\n    return total\n    ### END SOLUTION",
+            metadata=_meta("answer_add", solution=True),
+        ),
+        new_code_cell(
+            "assert add(1, 2) == 3, 'add(1, 2) should be 3'\n### BEGIN HIDDEN TESTS\n"
+            "assert add(-5, 5) == 0, 'add: opposite numbers'  # toy_hidden_add_line\n### END HIDDEN TESTS",
+            metadata=_meta("test_add", grade=True, locked=True, points=2),
+        ),
+        new_code_cell(
+            'def average_throughput(work, times):\n    """Total work over total time."""\n'
+            "    ### BEGIN SOLUTION\n    return len(times) * work / sum(times)  # toy_avg_solution_line\n"
+            "    ### END SOLUTION",
+            metadata=_meta("answer_average_throughput", solution=True),
+        ),
+        new_code_cell(
+            "assert abs(average_throughput(10, [1, 1]) - 10) < 1e-9, 'equal times'\n"
+            "### BEGIN HIDDEN TESTS\nexpected_toy_hidden = 2 * 10 / (1 + 4)  # toy_hidden_avg_line\n"
+            "assert abs(average_throughput(10, [1, 4]) - expected_toy_hidden) < 1e-9, "
+            "'average_throughput: unequal run times'\n### END HIDDEN TESTS",
+            metadata=_meta("test_average_throughput", grade=True, locked=True, points=3),
+        ),
         new_markdown_cell("Why the harmonic mean?", metadata=_meta("question", locked=True)),
-        new_markdown_cell("The work per run is fixed.", metadata=_meta("written_why", solution=True, grade=True, points=1)),
+        new_markdown_cell(
+            "The work per run is fixed.", metadata=_meta("written_why", solution=True, grade=True, points=1)
+        ),
     ]
-    return new_notebook(cells=cells, metadata={
-        "kernelspec": {"name": "hpml", "display_name": "Python 3 (HPML)", "language": "python"},
-        "language_info": {"name": "python", "version": "3.11.0"},
-    })
+    return new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"name": "hpml", "display_name": "Python 3 (HPML)", "language": "python"},
+            "language_info": {"name": "python", "version": "3.11.0"},
+        },
+    )
 
 
 @pytest.fixture
@@ -184,7 +198,9 @@ def test_config_execution_and_feedback_settings(toy_course):
 
 
 def test_missing_kernel_says_run_make_setup(tmp_path):
-    nb = new_notebook(metadata={"kernelspec": {"name": "no-such-kernel-xyz", "display_name": "x", "language": "python"}})
+    nb = new_notebook(
+        metadata={"kernelspec": {"name": "no-such-kernel-xyz", "display_name": "x", "language": "python"}}
+    )
     path = tmp_path / "k.ipynb"
     nbformat.write(nb, path)
     with pytest.raises(KernelMissing, match="make setup"):
@@ -199,8 +215,15 @@ def _nb_text() -> str:
 
 
 def test_normalize_stem_variants():
-    for variant in ("lab01_benchmarking", "Lab01_Benchmarking", "lab01_benchmarking (1)", "lab01_benchmarking-Copy1",
-                    "Lab01 Benchmarking", "lab01-benchmarking copy", "lab01_benchmarking (2) (1)"):
+    for variant in (
+        "lab01_benchmarking",
+        "Lab01_Benchmarking",
+        "lab01_benchmarking (1)",
+        "lab01_benchmarking-Copy1",
+        "Lab01 Benchmarking",
+        "lab01-benchmarking copy",
+        "lab01_benchmarking (2) (1)",
+    ):
         assert normalize_stem(variant) == "lab01_benchmarking", variant
 
 
@@ -253,12 +276,15 @@ def test_zip_refuses_paths_outside_the_archive(tmp_path):
     assert not (tmp_path.parent / "escaped.ipynb").exists()
 
 
-@pytest.mark.parametrize("content, reason", [
-    ('{"cells": [', "invalid JSON"),
-    (b"\xff\xfe\x00garbage", "not UTF-8"),
-    ("[1, 2, 3]", "not a Jupyter notebook"),
-    ('{"cells": [], "metadata": {}, "nbformat": 3, "nbformat_minor": 0}', "format 3"),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ('{"cells": [', "invalid JSON"),
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+        ("[1, 2, 3]", "not a Jupyter notebook"),
+        ('{"cells": [], "metadata": {}, "nbformat": 3, "nbformat_minor": 0}', "format 3"),
+    ],
+)
 def test_read_notebook_rejects_garbage(tmp_path, content, reason):
     path = _write(tmp_path / "x.ipynb", content)
     with pytest.raises(InvalidNotebook, match=reason):
@@ -313,10 +339,12 @@ def test_csv_export_columns_and_statuses(toy_course):
 
 
 def test_grader_error_message_names_the_root_cause():
-    log = ("[INFO] Autograding x\n[ERROR] Kernel died while waiting for execute reply.\n"
-           "[ERROR] There was an error processing assignment: /w/submitted/a/lab\n[ERROR] Traceback (most recent call last):\n"
-           "nbclient.exceptions.DeadKernelError: Kernel died\n"
-           "[ERROR] Please see the the above traceback for details on the specific errors on the above failures.\n")
+    log = (
+        "[INFO] Autograding x\n[ERROR] Kernel died while waiting for execute reply.\n"
+        "[ERROR] There was an error processing assignment: /w/submitted/a/lab\n[ERROR] Traceback (most recent call last):\n"
+        "nbclient.exceptions.DeadKernelError: Kernel died\n"
+        "[ERROR] Please see the the above traceback for details on the specific errors on the above failures.\n"
+    )
     assert nbgrader_app.RunLog(False, log).last_error() == "Kernel died while waiting for execute reply."
     tb = "Traceback (most recent call last):\n  File 'x'\nsqlalchemy.exc.OperationalError: database is locked\n"
     assert nbgrader_app.RunLog(False, "", tb).last_error() == "OperationalError: database is locked"
@@ -333,19 +361,30 @@ def test_write_csv_to_stream():
 
 def _graded_notebook_with_traceback() -> nbformat.NotebookNode:
     hidden = "assert abs(average_throughput(10, [1, 4]) - 4.0) < 1e-9  # a_hidden_check"
-    test = new_code_cell(f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
-                         metadata=_meta("test_average_throughput", grade=True, locked=True, points=3))
+    test = new_code_cell(
+        f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
+        metadata=_meta("test_average_throughput", grade=True, locked=True, points=3),
+    )
     test.outputs = [
         new_output("stream", name="stderr", text=f"<cell>:3: RuntimeWarning: divide by zero\n  {hidden}\n"),
-        new_output("error", ename="AssertionError", evalue="unequal run times", traceback=[
-            "\x1b[0;31m----------------------------------------------------------\x1b[0m",
-            "\x1b[0;31mAssertionError\x1b[0m    Traceback (most recent call last)",
-            f"Cell \x1b[0;32mIn[7], line 3\x1b[0m\n\x1b[0;32m----> 3\x1b[0m {hidden}",
-            "\x1b[0;31mAssertionError\x1b[0m: unequal run times",
-        ]),
+        new_output(
+            "error",
+            ename="AssertionError",
+            evalue="unequal run times",
+            traceback=[
+                "\x1b[0;31m----------------------------------------------------------\x1b[0m",
+                "\x1b[0;31mAssertionError\x1b[0m    Traceback (most recent call last)",
+                f"Cell \x1b[0;32mIn[7], line 3\x1b[0m\n\x1b[0;32m----> 3\x1b[0m {hidden}",
+                "\x1b[0;31mAssertionError\x1b[0m: unequal run times",
+            ],
+        ),
     ]
     answer = new_code_cell("def f():\n    return 1 / 0\nf()", metadata=_meta("answer_f", solution=True))
-    answer_tb = ["ZeroDivisionError    Traceback (most recent call last)", "----> 3 f()", "ZeroDivisionError: division by zero"]
+    answer_tb = [
+        "ZeroDivisionError    Traceback (most recent call last)",
+        "----> 3 f()",
+        "ZeroDivisionError: division by zero",
+    ]
     answer.outputs = [new_output("error", ename="ZeroDivisionError", evalue="division by zero", traceback=answer_tb)]
     return new_notebook(cells=[answer, test])
 
@@ -374,11 +413,26 @@ def test_without_redaction_the_traceback_would_leak():
 
 
 def test_release_metadata_cleaning():
-    nb = new_notebook(cells=[new_code_cell("x", metadata={"ExecuteTime": {"start": "t"}, "collapsed": True,
-                                                          "scrolled": True, "tags": ["keep"],
-                                                          "nbgrader": {"grade_id": "g"}, "editable": False})],
-                      metadata={"kernelspec": {"name": "hpml", "display_name": "x"}, "widgets": {"state": {}},
-                                "language_info": {"name": "python", "version": "3.11.9"}})
+    nb = new_notebook(
+        cells=[
+            new_code_cell(
+                "x",
+                metadata={
+                    "ExecuteTime": {"start": "t"},
+                    "collapsed": True,
+                    "scrolled": True,
+                    "tags": ["keep"],
+                    "nbgrader": {"grade_id": "g"},
+                    "editable": False,
+                },
+            )
+        ],
+        metadata={
+            "kernelspec": {"name": "hpml", "display_name": "x"},
+            "widgets": {"state": {}},
+            "language_info": {"name": "python", "version": "3.11.9"},
+        },
+    )
     nb, _ = CleanReleaseMetadata().preprocess(nb, {})
     assert set(nb.cells[0].metadata) == {"tags", "nbgrader", "editable"}
     assert set(nb.metadata) == {"kernelspec", "language_info"}
@@ -424,9 +478,12 @@ def test_toy_class_grades_idempotently_and_restores_deleted_tests(toy_course, tm
     # a cheater: deletes the test cell of average_throughput from an otherwise perfect notebook
     nb = nbformat.read(files["perfect"], as_version=4)
     nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "test_average_throughput"]
-    nb.cells = [c if "def average_throughput" not in c.source else
-                new_code_cell("def average_throughput(work, times):\n    return 0.0", metadata=c.metadata)
-                for c in nb.cells]
+    nb.cells = [
+        c
+        if "def average_throughput" not in c.source
+        else new_code_cell("def average_throughput(work, times):\n    return 0.0", metadata=c.metadata)
+        for c in nb.cells
+    ]
     nbformat.write(nb, _write(subs / "deleter" / f"{TOY}.ipynb", ""))
     # a crasher: kills its kernel; nbgrader gives up on it, the batch goes on
     nb = nbformat.read(files["perfect"], as_version=4)
@@ -452,8 +509,9 @@ def test_toy_class_grades_idempotently_and_restores_deleted_tests(toy_course, tm
 
     second = {r.student_id: r for r in autograde.autograde_class(TOY, subs, toy_course, progress=None)}
     assert second == first
-    assert {(r.student_id, r.score, r.status) for r in export.collect_results(toy_course)} == \
-           {(r.student_id, r.score, r.status) for r in first.values()}
+    assert {(r.student_id, r.score, r.status) for r in export.collect_results(toy_course)} == {
+        (r.student_id, r.score, r.status) for r in first.values()
+    }
 
 
 @pytest.mark.slow
@@ -517,14 +575,18 @@ def test_cap_outputs_cuts_text_and_notes_it():
     assert cap_outputs(small, 1000, used=10) == (False, 13) and small.outputs[0].text == "ok\n"
     # the limit is per notebook: a later cell gets what earlier cells left, errors always stay
     late = new_code_cell("2")
-    late.outputs = [new_output("stream", name="stdout", text="z" * 50),
-                    new_output("error", ename="AssertionError", evalue="x", traceback=[])]
+    late.outputs = [
+        new_output("stream", name="stdout", text="z" * 50),
+        new_output("error", ename="AssertionError", evalue="x", traceback=[]),
+    ]
     assert cap_outputs(late, 1000, used=990)[0]
     assert late.outputs[0].text.startswith("z" * 10) and late.outputs[1].output_type == "error"
     # the tamper guard's marker survives a spent budget (the audit needs it)
     marked = new_code_cell("3")
-    marked.outputs = [new_output("display_data", data={"application/vnd.hpml.guard+json": {"ok": 1}}),
-                      new_output("display_data", data={"text/plain": "w" * 100})]
+    marked.outputs = [
+        new_output("display_data", data={"application/vnd.hpml.guard+json": {"ok": 1}}),
+        new_output("display_data", data={"text/plain": "w" * 100}),
+    ]
     assert cap_outputs(marked, 1000, used=1000)[0]
     assert [list(o.data) for o in marked.outputs] == [["application/vnd.hpml.guard+json"]]
 
@@ -533,9 +595,11 @@ def test_kill_job_kills_the_whole_tree_and_new_sessions(tmp_path):
     """A worker with a grandchild in a session of its own (as jupyter_client starts kernels): all of it dies."""
     import time as _time
 
-    script = ("import subprocess, sys, time\n"
-              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
-              "time.sleep(60)\n")
+    script = (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+        "time.sleep(60)\n"
+    )
     proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
     deadline = _time.time() + 10
     while not processes.descendants(proc.pid) and _time.time() < deadline:
@@ -573,8 +637,9 @@ def test_parallel_grading_gives_the_serial_grades(toy_course, tmp_path):
     other = CoursePaths(root=toy_course.root, work=tmp_path / "work2", release=toy_course.release)
     parallel = autograde.autograde_class(TOY, subs, other, progress=None, jobs=3)
     assert _summary(serial) == _summary(parallel)
-    assert {(r.student_id, r.score, r.status) for r in export.collect_results(toy_course)} == \
-           {(r.student_id, r.score, r.status) for r in export.collect_results(other)}
+    assert {(r.student_id, r.score, r.status) for r in export.collect_results(toy_course)} == {
+        (r.student_id, r.score, r.status) for r in export.collect_results(other)
+    }
 
 
 @pytest.mark.slow
@@ -648,8 +713,10 @@ def test_late_submission_by_timestamp(toy_course, tmp_path):
     nbformat.write(nbformat.read(files["perfect"], as_version=4), late / f"{TOY}.ipynb")
     (late / "timestamp.txt").write_text("2026-11-21 10:00:00.000000 UTC")
     (subs / "perfect" / "timestamp.txt").write_text("2026-11-19 10:00:00.000000 UTC")
-    out = {r.student_id: r for r in autograde.autograde_class(TOY, subs, toy_course, progress=None,
-                                                             due="2026-11-20 23:59:00 UTC")}
+    out = {
+        r.student_id: r
+        for r in autograde.autograde_class(TOY, subs, toy_course, progress=None, due="2026-11-20 23:59:00 UTC")
+    }
     assert out["perfect"].status == GRADED and out["perfect"].score == 5
     assert out["late_perfect"].status == "late" and out["late_perfect"].score == 5
     assert "after the due date" in out["late_perfect"].message

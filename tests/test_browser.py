@@ -55,8 +55,10 @@ def _skip_reason() -> str | None:
     except ImportError:
         return "browser tests need the playwright package: `make setup` installs it (dev extra)"
     if chromium_path() is None:
-        return ("browser tests need Chromium: `make browser-tools` installs Debian's package as root "
-                "(or `apt-get install chromium`; HPML_CHROMIUM=/path/to/chrome points at another build)")
+        return (
+            "browser tests need Chromium: `make browser-tools` installs Debian's package as root "
+            "(or `apt-get install chromium`; HPML_CHROMIUM=/path/to/chrome points at another build)"
+        )
     return None
 
 
@@ -98,15 +100,25 @@ class LabServer:
         args = f"--no-browser --port={self.port} --IdentityProvider.token={TOKEN} --ServerApp.open_browser=False"
         if os.geteuid() == 0:
             args += " --allow-root"
-        full_env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
-                        JUPYTERLAB_SETTINGS_DIR=str(user_settings(tmp / "settings")),
-                        JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"), **env)
+        full_env = dict(
+            os.environ,
+            JUPYTER_CONFIG_DIR=str(tmp / "config"),
+            JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+            JUPYTERLAB_SETTINGS_DIR=str(user_settings(tmp / "settings")),
+            JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
+            **env,
+        )
         full_env.pop("JUPYTER_CONFIG_PATH", None)
         self.log = tmp / f"{target}.log"
         with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(["make", "-s", "-C", str(ROOT), target, f"LAB_DIR={folder}", f"LAB_ARGS={args}"],
-                                         env=full_env, stdout=out, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+            self.proc = subprocess.Popen(
+                ["make", "-s", "-C", str(ROOT), target, f"LAB_DIR={folder}", f"LAB_ARGS={args}"],
+                env=full_env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -199,7 +211,9 @@ def run_every_cell(page: Page, server: LabServer) -> None:
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
 
 
-def run_cell(page: Page, cell, index: int, server: LabServer, timeout_s: float = 180, retry_after_s: float = 15) -> None:
+def run_cell(
+    page: Page, cell, index: int, server: LabServer, timeout_s: float = 180, retry_after_s: float = 15
+) -> None:
     """Select ``cell`` (click its prompt, command mode), press Ctrl+Enter, wait for ``[n]:`` in its prompt."""
     prompt = cell.locator(".jp-InputArea-prompt")
     start = time.monotonic()
@@ -220,7 +234,8 @@ def run_cell(page: Page, cell, index: int, server: LabServer, timeout_s: float =
                 raise AssertionError(
                     f"code cell {index} ({first_line[:80]!r}) did not finish in {timeout_s:.0f} s "
                     f"after {tries} Ctrl+Enter; its prompt reads {text!r}; server log tail: "
-                    f"{server.log.read_text(errors='replace')[-1500:]}")
+                    f"{server.log.read_text(errors='replace')[-1500:]}"
+                )
             if "[*]" not in text and time.monotonic() - pressed > retry_after_s and not _busy(page):
                 break  # blank prompt, kernel idle: the key press was lost; select the cell and run it again
             time.sleep(0.25)
@@ -236,8 +251,13 @@ def _cell_with(page: Page, text: str):
 
 def test_only_the_stubs_raise(student):
     nb = student["notebook"]
-    errors = [(i, o.get("ename"), o.get("evalue")) for i, c in enumerate(nb.cells) if c.cell_type == "code"
-              for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    errors = [
+        (i, o.get("ename"), o.get("evalue"))
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     executed = [c for c in nb.cells if c.cell_type == "code" and c.get("execution_count")]
     assert len(executed) == sum(1 for c in nb.cells if c.cell_type == "code"), "some code cells never ran"
     assert errors, "the untouched release raised nothing: are the stubs gone?"
@@ -276,8 +296,11 @@ def test_roofline_explorer_redraws_when_the_roof_changes(student):
     before = image.get_attribute("src")
     other = next(v for v in menu.locator("option").all_inner_texts() if v != menu.input_value())
     menu.select_option(other)
-    page.wait_for_function("([img, before]) => img.isConnected ? img.src !== before : true",
-                           arg=[image.element_handle(), before], timeout=30_000)
+    page.wait_for_function(
+        "([img, before]) => img.isConnected ? img.src !== before : true",
+        arg=[image.element_handle(), before],
+        timeout=30_000,
+    )
     expect(cell.locator(".widget-output img").first).to_be_visible()
     assert cell.locator(".widget-output img").first.get_attribute("src") != before
     cell.scroll_into_view_if_needed()
@@ -303,8 +326,7 @@ def instructor(browser, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("instructor")
     grading = tmp / "grading"
     env = dict(os.environ, HPML_GRADING_DIR=str(grading), HPML_FAST="1")
-    demo = subprocess.run(["make", "-s", "-C", str(ROOT), "demo"], env=env, capture_output=True, text=True,
-                          timeout=600)
+    demo = subprocess.run(["make", "-s", "-C", str(ROOT), "demo"], env=env, capture_output=True, text=True, timeout=600)
     assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr[-3000:]
     server = LabServer("formgrader", ROOT, tmp, {"HPML_GRADING_DIR": str(grading / "demo")})
     page = browser.new_page(viewport={"width": 1400, "height": 900})

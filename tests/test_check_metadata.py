@@ -22,11 +22,15 @@ def broken(change) -> nbformat.NotebookNode:
     return nb
 
 
-@pytest.mark.parametrize("change", [
-    lambda m: m.__setitem__("points", "ten"),           # wrong type
-    lambda m: m.__setitem__("grade_id", 42),            # wrong type
-    lambda m: m.__setitem__("schema_version", 1),       # too old
-], ids=["points-type", "grade-id-type", "schema-too-old"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda m: m.__setitem__("points", "ten"),  # wrong type
+        lambda m: m.__setitem__("grade_id", 42),  # wrong type
+        lambda m: m.__setitem__("schema_version", 1),  # too old
+    ],
+    ids=["points-type", "grade-id-type", "schema-too-old"],
+)
 def test_rejects_what_nbgrader_rejects(change):
     for cls in (CheckCellMetadata, CheckCellMetadataOnce):
         with pytest.raises(Exception) as err:
@@ -46,12 +50,14 @@ def test_accepts_the_source_and_checks_the_schema_once():
     nb = nbformat.read(SOURCE, as_version=4)
     n_cells = sum(1 for c in nb.cells if "nbgrader" in c.metadata)
     assert n_cells > 10
-    with mock.patch.object(jsonschema.Draft4Validator, "check_schema",
-                           wraps=jsonschema.Draft4Validator.check_schema) as plain:
+    with mock.patch.object(
+        jsonschema.Draft4Validator, "check_schema", wraps=jsonschema.Draft4Validator.check_schema
+    ) as plain:
         CheckCellMetadata().preprocess(nb, {})
     assert plain.call_count == n_cells  # nbgrader's own: once per cell
-    with mock.patch.object(jsonschema.Draft4Validator, "check_schema",
-                           wraps=jsonschema.Draft4Validator.check_schema) as once:
+    with mock.patch.object(
+        jsonschema.Draft4Validator, "check_schema", wraps=jsonschema.Draft4Validator.check_schema
+    ) as once:
         CheckCellMetadataOnce().preprocess(nb, {})
     assert once.call_count == 1  # nbgrader loads the schema afresh for each run: checked once per run
     assert preprocessors.nbgrader_format.jsonschema is jsonschema  # the module is put back after the run

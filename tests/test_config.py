@@ -8,7 +8,9 @@ import pytest
 from hpml_lab_utils import config
 
 
-@pytest.mark.parametrize("value, expected", [("1", True), ("true", True), ("YES", True), ("0", False), ("", False), ("no", False)])
+@pytest.mark.parametrize(
+    "value, expected", [("1", True), ("true", True), ("YES", True), ("0", False), ("", False), ("no", False)]
+)
 def test_fast_mode_reads_HPML_FAST(monkeypatch, value, expected):
     monkeypatch.setenv("HPML_FAST", value)
     assert config.fast_mode() is expected

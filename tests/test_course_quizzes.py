@@ -45,7 +45,10 @@ def _w01_peak_claims() -> str:
         "Its peak is 896 GFLOP/s in double precision": (896, _peak_flops(8, 3.5, dp) / 1e9),
         "Switching to single precision raises the peak to about 1.8 TFLOP/s": (1800, _peak_flops(8, 3.5, sp) / 1e9),
         "Its peak is 428 GFLOP/s in single precision": (428, _peak_flops(8, 3.5, sp) / 1e9),
-        "At a reduced clock of 2.5 GHz its double-precision peak drops to 640 GFLOP/s": (640, _peak_flops(8, 2.5, dp) / 1e9),
+        "At a reduced clock of 2.5 GHz its double-precision peak drops to 640 GFLOP/s": (
+            640,
+            _peak_flops(8, 2.5, dp) / 1e9,
+        ),
     }
     false = [text for text, (claimed, true) in claims.items() if abs(claimed - true) / true > 0.05]
     assert len(false) == 1
@@ -112,7 +115,9 @@ ANSWER_KEY: dict[str, Callable[[], Any]] = {
     "w02_amdahl_target": lambda: _amdahl_required_speedup(0.5, 15, 9),
     "w02_time_diff": lambda: ((2372 + 4) - 2376) / 1000,  # CPU time (user + sys) minus real, from ms
     "w02_weak_scaling": lambda: "weak",
-    "w02_blocking_simd": lambda: "Cache blocking can raise arithmetic intensity; SIMD raises FLOP/s at the same intensity",
+    "w02_blocking_simd": lambda: (
+        "Cache blocking can raise arithmetic intensity; SIMD raises FLOP/s at the same intensity"
+    ),
     # week 3
     "w03_autograd_accumulate": lambda: 2 * 4.0,  # two backward() calls of d(w*4+1)/dw = 4, accumulated
     "w03_adam_first_step": lambda: _adam_first_step(lr=0.01, grad=250.0),
@@ -120,7 +125,9 @@ ANSWER_KEY: dict[str, Callable[[], Any]] = {
     "w03_momentum": lambda: _momentum_terminal_factor(0.9),
     "w03_loader_batches": lambda: math.ceil(1000 / 64),
     "w03_start_method": lambda: "fork",
-    "w03_pinned": lambda: "Page-locked host memory that the GPU can copy from directly, so copies are faster and can be asynchronous",
+    "w03_pinned": lambda: (
+        "Page-locked host memory that the GPU can copy from directly, so copies are faster and can be asynchronous"
+    ),
 }
 
 
@@ -162,10 +169,15 @@ def find_questions() -> list[dict[str, Any]]:
             if cell.cell_type != "code":
                 continue
             ids = MARKER.findall(cell.source)
-            calls = [
-                node for node in ast.walk(ast.parse(cell.source))
-                if isinstance(node, ast.Call) and _call_name(node) in ("choice", "number")
-            ] if ids else []
+            calls = (
+                [
+                    node
+                    for node in ast.walk(ast.parse(cell.source))
+                    if isinstance(node, ast.Call) and _call_name(node) in ("choice", "number")
+                ]
+                if ids
+                else []
+            )
             if not ids:
                 continue
             assert len(ids) == 1 and len(calls) == 1, (
@@ -183,10 +195,17 @@ def find_questions() -> list[dict[str, Any]]:
                 options = None
                 stored = _literal(kwargs.get("expected_digest", args[1]))
                 digits = _literal(kwargs.get("digits", args[2])) or 3
-            found.append({
-                "id": ids[0], "notebook": path.name, "cell": index, "kind": _call_name(call),
-                "digest": stored, "digits": digits, "options": options,
-            })
+            found.append(
+                {
+                    "id": ids[0],
+                    "notebook": path.name,
+                    "cell": index,
+                    "kind": _call_name(call),
+                    "digest": stored,
+                    "digits": digits,
+                    "options": options,
+                }
+            )
     return found
 
 

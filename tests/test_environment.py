@@ -36,7 +36,8 @@ def test_pip_section_lists_exactly_the_project_requirements():
     expected = pyproject_requirements()
     assert listed.keys() == expected.keys(), (
         f"only in environment.yml: {sorted(listed.keys() - expected.keys())}; "
-        f"only in pyproject.toml: {sorted(expected.keys() - listed.keys())}")
+        f"only in pyproject.toml: {sorted(expected.keys() - listed.keys())}"
+    )
     for name, spec in expected.items():
         assert SpecifierSet(listed[name]) == SpecifierSet(spec), f"{name}: {listed[name]!r} vs {spec!r}"
 

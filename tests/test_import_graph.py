@@ -52,7 +52,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:
@@ -81,6 +81,10 @@ def test_the_autograder_has_no_import_cycle():
 
 
 def test_no_autograder_module_is_over_500_lines():
-    long = {module_name(p): n for p in PACKAGE.rglob("*.py")
-            for n in [len(p.read_text(encoding="utf-8").splitlines())] if n > MAX_LINES}
+    long = {
+        module_name(p): n
+        for p in PACKAGE.rglob("*.py")
+        for n in [len(p.read_text(encoding="utf-8").splitlines())]
+        if n > MAX_LINES
+    }
     assert not long, f"split these by job: {long}"

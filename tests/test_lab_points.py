@@ -15,7 +15,10 @@ SOURCES = sorted((ROOT / "solutions").glob("*/*.ipynb"))
 
 PART_HEADING = re.compile(r"^## Part (\d+):.*\((\d+(?:\.\d+)?) pts?\)", re.MULTILINE)
 TABLE_ROW = re.compile(r"^\|\s*(\d+)\s*\|[^|]*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|\s*$", re.MULTILINE)
-TOTAL_ROW = re.compile(r"^\|\s*\|\s*\*\*Total\*\*\s*\|\s*\*\*([\d.]+)\*\*\s*\|\s*\*\*([\d.]+)\*\*\s*\|\s*\*\*([\d.]+)\*\*\s*\|", re.MULTILINE)
+TOTAL_ROW = re.compile(
+    r"^\|\s*\|\s*\*\*Total\*\*\s*\|\s*\*\*([\d.]+)\*\*\s*\|\s*\*\*([\d.]+)\*\*\s*\|\s*\*\*([\d.]+)\*\*\s*\|",
+    re.MULTILINE,
+)
 
 
 def points_per_part(nb) -> dict[int, dict[str, float]]:
@@ -47,11 +50,15 @@ def test_part_headings_and_points_table_match_metadata(path):
         )
     intro = "\n".join(c.source for c in nb.cells[:3] if c.cell_type == "markdown")
     rows = {int(m.group(1)): tuple(map(float, m.groups()[1:])) for m in TABLE_ROW.finditer(intro)}
-    assert set(rows) == set(parts), f"{path.name}: points table lists parts {sorted(rows)}, notebook has {sorted(parts)}"
+    assert set(rows) == set(parts), (
+        f"{path.name}: points table lists parts {sorted(rows)}, notebook has {sorted(parts)}"
+    )
     for number, (auto, written, total) in rows.items():
-        assert (auto, written, total) == (parts[number]["auto"], parts[number]["written"], parts[number]["announced"]), (
-            f"{path.name}: points table row of Part {number} disagrees with the cells"
-        )
+        assert (auto, written, total) == (
+            parts[number]["auto"],
+            parts[number]["written"],
+            parts[number]["announced"],
+        ), f"{path.name}: points table row of Part {number} disagrees with the cells"
     total = TOTAL_ROW.search(intro)
     assert total, f"{path.name}: points table has no **Total** row"
     auto_sum = sum(p["auto"] for p in parts.values())

@@ -104,7 +104,10 @@ def test_parallel_launches_stream_each_rank_and_return_results(tmp_path, capsys)
 
 def test_failing_rank_is_named_with_its_last_lines_and_the_rest_is_killed(tmp_path):
     tag = uuid.uuid4().hex
-    script = _script(tmp_path, "fails.py", """
+    script = _script(
+        tmp_path,
+        "fails.py",
+        """
         import time
         import torch.distributed as dist
         dist.init_process_group("gloo")
@@ -114,7 +117,8 @@ def test_failing_rank_is_named_with_its_last_lines_and_the_rest_is_killed(tmp_pa
             time.sleep(0.5)
             raise ValueError("rank one cannot go on")
         time.sleep(120)
-    """)
+    """,
+    )
     start = time.monotonic()
     with pytest.raises(launch.LaunchError) as info:
         launch.torchrun(script, 3, timeout_s=150, env={"HPML_TEST_TAG": tag}, stream=False)
@@ -130,7 +134,10 @@ def test_failing_rank_is_named_with_its_last_lines_and_the_rest_is_killed(tmp_pa
 
 
 def test_rank_killed_by_a_signal_is_named(tmp_path):
-    script = _script(tmp_path, "crash.py", """
+    script = _script(
+        tmp_path,
+        "crash.py",
+        """
         import os, signal, time
         import torch.distributed as dist
         dist.init_process_group("gloo")
@@ -138,7 +145,8 @@ def test_rank_killed_by_a_signal_is_named(tmp_path):
             print("about to crash", flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(120)
-    """)
+    """,
+    )
     with pytest.raises(launch.LaunchError) as info:
         launch.torchrun(script, 2, timeout_s=150, stream=False)
     assert info.value.rank == 1
@@ -147,13 +155,17 @@ def test_rank_killed_by_a_signal_is_named(tmp_path):
 
 def test_timeout_kills_every_process_of_the_launch(tmp_path):
     tag = uuid.uuid4().hex
-    script = _script(tmp_path, "hangs.py", """
+    script = _script(
+        tmp_path,
+        "hangs.py",
+        """
         import time
         import torch.distributed as dist
         dist.init_process_group("gloo")
         print(f"rank {dist.get_rank()} waits forever", flush=True)
         time.sleep(600)
-    """)
+    """,
+    )
     start = time.monotonic()
     with pytest.raises(launch.LaunchTimeout) as info:
         launch.torchrun(script, 2, timeout_s=25, env={"HPML_TEST_TAG": tag}, stream=False)
@@ -177,21 +189,29 @@ def test_no_orphans_when_the_notebook_is_interrupted_or_killed(tmp_path, sig):
     """SIGINT (the stop button) runs the launcher's cleanup; SIGKILL (a dead kernel) leaves it to PDEATHSIG."""
     tag = uuid.uuid4().hex
     started = tmp_path / "started"
-    script = _script(tmp_path, "hangs.py", f"""
+    script = _script(
+        tmp_path,
+        "hangs.py",
+        f"""
         import os, time
         import torch.distributed as dist
         dist.init_process_group("gloo")
         open(os.path.join({str(started)!r}, str(dist.get_rank())), "w").close()
         time.sleep(600)
-    """)
+    """,
+    )
     started.mkdir()
     (tmp_path / "tmp").mkdir()  # the launch's own temporary folder: a killed driver cannot remove it
     # a notebook kernel handles SIGINT; a test run started in the background (`make test &`) would pass on
     # an ignored SIGINT, and Python does not install its KeyboardInterrupt handler for an ignored signal
-    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(script), tag], cwd=tmp_path,
-                              env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    driver = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, str(script), tag],
+        cwd=tmp_path,
+        env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 120
         while len(list(started.iterdir())) < 2 and time.monotonic() < deadline:
@@ -231,8 +251,12 @@ def test_save_result_outside_a_worker_says_so(monkeypatch):
 def test_work_dir_is_private_to_the_process_and_the_default_of_load_module():
     folder = launch.work_dir()
     assert folder.is_dir() and folder == launch.work_dir() and folder.name.startswith("hpml-workers-")
-    other = subprocess.run([sys.executable, "-c", "from hpml_lab_utils import launch; print(launch.work_dir())"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+    other = subprocess.run(
+        [sys.executable, "-c", "from hpml_lab_utils import launch; print(launch.work_dir())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert other and Path(other) != folder and not Path(other).exists()  # another process, removed at its exit
     (folder / "lab05_default_folder_module.py").write_text("WHERE = 'work_dir'\n")
     try:
@@ -261,14 +285,30 @@ def test_load_module_reads_the_file_afresh(tmp_path):
 
 def test_command_lines_for_one_machine_and_a_cluster():
     assert launch.torchrun_command("train.py", 4, ["--steps", 10]) == [
-        "torchrun", "--standalone", "--nnodes=1", "--nproc-per-node=4", "train.py", "--steps", "10"]
+        "torchrun",
+        "--standalone",
+        "--nnodes=1",
+        "--nproc-per-node=4",
+        "train.py",
+        "--steps",
+        "10",
+    ]
     multi = launch.multinode_command("train.py", 2, 8, "node001:29500", ["--lr", 0.1], rdzv_id="job42")
-    assert multi == ("torchrun --nnodes=2 --nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=node001:29500 "
-                     "--rdzv-id=job42 train.py --lr 0.1")
+    assert multi == (
+        "torchrun --nnodes=2 --nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=node001:29500 "
+        "--rdzv-id=job42 train.py --lr 0.1"
+    )
     slurm = launch.slurm_script("train.py", nodes=4, gpus_per_node=8, args=["--steps", 5], partition="gpu")
     assert slurm.startswith("#!/bin/bash\n")
-    for line in ("#SBATCH --nodes=4", "#SBATCH --gpus-per-node=8", "#SBATCH --ntasks-per-node=1",
-                 "#SBATCH --partition=gpu", "MASTER_ADDR=$(scontrol show hostnames"):
+    for line in (
+        "#SBATCH --nodes=4",
+        "#SBATCH --gpus-per-node=8",
+        "#SBATCH --ntasks-per-node=1",
+        "#SBATCH --partition=gpu",
+        "MASTER_ADDR=$(scontrol show hostnames",
+    ):
         assert line in slurm
-    assert ("srun torchrun --nnodes=$SLURM_JOB_NUM_NODES --nproc-per-node=8 --rdzv-backend=c10d "
-            "--rdzv-endpoint=$MASTER_ADDR:$MASTER_PORT --rdzv-id=$SLURM_JOB_ID train.py --steps 5") in slurm
+    assert (
+        "srun torchrun --nnodes=$SLURM_JOB_NUM_NODES --nproc-per-node=8 --rdzv-backend=c10d "
+        "--rdzv-endpoint=$MASTER_ADDR:$MASTER_PORT --rdzv-id=$SLURM_JOB_ID train.py --steps 5"
+    ) in slurm

@@ -74,7 +74,7 @@ def test_train_calls_loss_fn_with_batch_indices():
     models.train(models.SmallCNN(seed=0), x, y, epochs=2, batch_size=16, loss_fn=loss_fn, progress=False)
     assert len(seen) == 2 * 3  # 16 + 16 + 8 per epoch
     for epoch in range(2):
-        assert sorted(torch.cat(seen[3 * epoch:3 * epoch + 3]).tolist()) == list(range(40))
+        assert sorted(torch.cat(seen[3 * epoch : 3 * epoch + 3]).tolist()) == list(range(40))
 
 
 def test_progress_bar_goes_to_stdout(capsys):

@@ -35,15 +35,22 @@ def test_mutants_apply_to_the_reference(lab):
     found = mutants.load(lab)
     assert len(found) >= 10, f"{lab}: {len(found)} mutants; the suite asks for at least 10 per lab"
     nb = reference(lab)
-    answer_ids = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-                  if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"}
+    answer_ids = {
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"
+    }
     test_ids = {c.grade_id for c in labs.grade_cells(ROOT / "solutions" / lab / f"{lab}.ipynb") if c.autograded}
     for m in found:
         assert m.fails, f"{lab}: mutant {m.name} names no test cell that must fail"
         assert m.fails <= test_ids, f"{lab}: mutant {m.name} names unknown test cells {sorted(m.fails - test_ids)}"
-        assert {cell for cell, _, _ in m.edits} <= answer_ids, f"{lab}: mutant {m.name} edits a cell that is not an answer"
+        assert {cell for cell, _, _ in m.edits} <= answer_ids, (
+            f"{lab}: mutant {m.name} edits a cell that is not an answer"
+        )
         changed = mutants.apply(nb, m)  # raises when an edit no longer matches the reference exactly once
-        assert [c.source for c in changed.cells] != [c.source for c in nb.cells], f"{lab}: mutant {m.name} changes nothing"
+        assert [c.source for c in changed.cells] != [c.source for c in nb.cells], (
+            f"{lab}: mutant {m.name} changes nothing"
+        )
 
 
 def test_ci_subset_names_existing_mutants():

@@ -21,8 +21,9 @@ def one_thread():
 def _tiny_model(arch):
     """A small stand-in for the lab's build_model: one conv of `width` channels and a linear head."""
     width = arch["width"]
-    return nn.Sequential(nn.Conv2d(3, width, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                         nn.Linear(width, 4))
+    return nn.Sequential(
+        nn.Conv2d(3, width, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(width, 4)
+    )
 
 
 def test_arch_key_ignores_key_order_and_list_type():

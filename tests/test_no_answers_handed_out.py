@@ -39,11 +39,23 @@ MIN_TOKENS = 40  # shorter graded bodies (one-line formulas) are left to the beh
 # the same arity is called with them
 GRADED = [
     ("lab01_benchmarking", "arithmetic_intensity", lambda r: (r.uniform(1, 1e3), r.uniform(1, 1e3))),
-    ("lab01_benchmarking", "attainable_gflops", lambda r: (math.exp(r.uniform(-4, 4)), r.uniform(1, 1e4), r.uniform(1, 1e3))),
-    ("lab01_benchmarking", "is_memory_bound", lambda r: (math.exp(r.uniform(-4, 4)), r.uniform(1, 1e4), r.uniform(1, 1e3))),
+    (
+        "lab01_benchmarking",
+        "attainable_gflops",
+        lambda r: (math.exp(r.uniform(-4, 4)), r.uniform(1, 1e4), r.uniform(1, 1e3)),
+    ),
+    (
+        "lab01_benchmarking",
+        "is_memory_bound",
+        lambda r: (math.exp(r.uniform(-4, 4)), r.uniform(1, 1e4), r.uniform(1, 1e3)),
+    ),
     ("lab01_benchmarking", "amdahl_speedup", lambda r: (r.uniform(0, 1), r.uniform(1, 100))),
     ("lab01_benchmarking", "required_part_speedup", lambda r: (r.uniform(0.1, 1), 10.0, r.uniform(5, 10))),
-    ("lab01_benchmarking", "strong_scaling_efficiency", lambda r: (r.uniform(1, 10), r.uniform(0.1, 5), r.randrange(1, 64))),
+    (
+        "lab01_benchmarking",
+        "strong_scaling_efficiency",
+        lambda r: (r.uniform(1, 10), r.uniform(0.1, 5), r.randrange(1, 64)),
+    ),
     ("lab01_benchmarking", "dot_gflops", lambda r: (r.randrange(1, 1000), r.uniform(1e-6, 1))),
     ("lab01_benchmarking", "dot_bandwidth_gbs", lambda r: (r.randrange(1, 1000), r.uniform(1e-6, 1))),
     ("lab01_benchmarking", "average_throughput", lambda r: (r.uniform(1, 1e3), [r.uniform(0.1, 3) for _ in range(5)])),
@@ -54,14 +66,19 @@ GRADED = [
     ("lab08_nas", "pareto_front", lambda r: ([(r.uniform(0, 1), r.uniform(0, 1)) for _ in range(12)],)),
 ]
 # package functions never called here: they measure, launch, draw, train or wait
-SIDE_EFFECTS = re.compile(r"measure|launch|torchrun|plot|explore|bench|report|train|seed|save|load|sleep|wait|"
-                          r"kill|speedup|time_|timer|show|widget|selfcheck|download|cache|run|pick|fast")
+SIDE_EFFECTS = re.compile(
+    r"measure|launch|torchrun|plot|explore|bench|report|train|seed|save|load|sleep|wait|"
+    r"kill|speedup|time_|timer|show|widget|selfcheck|download|cache|run|pick|fast"
+)
 
 
 def answer_cells(lab: str) -> list[str]:
     nb = json.loads((ROOT / "solutions" / lab / f"{lab}.ipynb").read_text())
-    return ["".join(c["source"]) for c in nb["cells"]
-            if c["cell_type"] == "code" and c["metadata"].get("nbgrader", {}).get("solution")]
+    return [
+        "".join(c["source"])
+        for c in nb["cells"]
+        if c["cell_type"] == "code" and c["metadata"].get("nbgrader", {}).get("solution")
+    ]
 
 
 def reference(lab: str, name: str):
@@ -79,8 +96,11 @@ def package_functions():
             continue
         module = importlib.import_module(f"hpml_lab_utils.{info.name}")
         for name, fn in inspect.getmembers(module, inspect.isfunction):
-            if fn.__module__ == module.__name__ and not name.startswith("_") \
-                    and not SIDE_EFFECTS.search(f"{info.name}.{name}"):
+            if (
+                fn.__module__ == module.__name__
+                and not name.startswith("_")
+                and not SIDE_EFFECTS.search(f"{info.name}.{name}")
+            ):
                 yield f"{info.name}.{name}", fn
 
 
@@ -98,6 +118,7 @@ class _TooSlow(Exception):
 
 def _call_briefly(fn, args, seconds: int = 2):
     """fn(*args), or _TooSlow after `seconds` (a helper that sleeps or loops is not a formula)."""
+
     def stop(signum, frame):
         raise _TooSlow
 
@@ -132,8 +153,11 @@ def same_results(helper, graded, make_args, trials: int = 6) -> bool:
 def test_no_package_helper_computes_a_graded_function(lab, name, make_args):
     graded = reference(lab, name)
     arity = required_arity(graded)
-    twins = [where for where, fn in package_functions()
-             if required_arity(fn) == arity and same_results(fn, graded, make_args)]
+    twins = [
+        where
+        for where, fn in package_functions()
+        if required_arity(fn) == arity and same_results(fn, graded, make_args)
+    ]
     assert not twins, f"hpml_lab_utils helpers compute {lab}'s graded {name}: {twins}"
 
 
@@ -141,8 +165,11 @@ def normalised_tokens(fn: ast.FunctionDef) -> list[str]:
     """The body's tokens with the docstring dropped and every argument and local variable renamed to v."""
     local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
     local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) \
+    body = (
+        fn.body[1:]
+        if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant)
         else fn.body
+    )
     text = "\n".join(ast.unparse(statement) for statement in body)
     return ["v" if t in local else t for t in re.findall(r"\w+|[^\w\s]", text)]
 
@@ -157,7 +184,7 @@ def functions_in(source: str) -> list[ast.FunctionDef]:
 
 
 def grams(tokens: list[str], k: int = 6) -> set[tuple[str, ...]]:
-    return {tuple(tokens[i:i + k]) for i in range(len(tokens) - k + 1)}
+    return {tuple(tokens[i : i + k]) for i in range(len(tokens) - k + 1)}
 
 
 def given_to_students() -> list[tuple[str, ast.FunctionDef]]:

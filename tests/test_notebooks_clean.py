@@ -11,7 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def tracked_notebooks() -> list[Path]:
     try:
-        out = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
         paths = [ROOT / line for line in out.splitlines() if line]
     except (OSError, subprocess.CalledProcessError):
         paths = []

@@ -85,7 +85,11 @@ def _distinctive_lines(lab: str, begin: str, end: str) -> list[list[str]]:
             outside_text.append(rest)
             if begin == "BEGIN SOLUTION":
                 per_block += sol_blocks
-                if cell.metadata.get("nbgrader", {}).get("solution") and not sol_blocks and cell.cell_type == "markdown":
+                if (
+                    cell.metadata.get("nbgrader", {}).get("solution")
+                    and not sol_blocks
+                    and cell.cell_type == "markdown"
+                ):
                     per_block.append(cell.source.splitlines())  # a whole-cell written answer
             else:
                 per_block += hid_blocks
@@ -102,8 +106,9 @@ def _release_text(lab: str) -> str:
 
 
 def _release_sources(lab: str) -> str:
-    return "\n".join(c.source for p in _notebooks(lab)
-                     for c in nbformat.read(RELEASE / lab / p.name, as_version=4).cells)
+    return "\n".join(
+        c.source for p in _notebooks(lab) for c in nbformat.read(RELEASE / lab / p.name, as_version=4).cells
+    )
 
 
 def _normalized(path: Path) -> dict:
@@ -135,10 +140,13 @@ def test_labs_equals_a_fresh_generate(lab, fresh_release):
         fresh = _normalized(fresh_release / lab / src.name)
         have = _normalized(committed)
         assert have["kernelspec"] == fresh["kernelspec"]
-        assert len(have["cells"]) == len(fresh["cells"]), \
+        assert len(have["cells"]) == len(fresh["cells"]), (
             f"{committed} is out of date (cell count differs): run `python -m autograder generate {lab}`"
+        )
         for i, (a, b) in enumerate(zip(have["cells"], fresh["cells"])):
-            assert a == b, f"{committed}: cell {i} differs from a fresh release: run `python -m autograder generate {lab}`"
+            assert a == b, (
+                f"{committed}: cell {i} differs from a fresh release: run `python -m autograder generate {lab}`"
+            )
 
 
 @pytest.mark.parametrize("lab", LABS)

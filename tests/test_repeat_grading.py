@@ -35,10 +35,18 @@ def test_ten_gradings_give_the_same_points(tmp_path):
         runs = []
         for _ in range(REPEATS):
             assert cli.main(["autograde", LAB, str(folder), "--force", "--jobs", "2"]) == 0
-            runs.append({r.student_id: (r.status, r.score, tuple(r.failed_tests))
-                         for r in StatusStore(paths.statuses).results(LAB)})
-    differing = [(i, student, run[student], runs[0][student])
-                 for i, run in enumerate(runs) for student in run if run[student] != runs[0][student]]
+            runs.append(
+                {
+                    r.student_id: (r.status, r.score, tuple(r.failed_tests))
+                    for r in StatusStore(paths.statuses).results(LAB)
+                }
+            )
+    differing = [
+        (i, student, run[student], runs[0][student])
+        for i, run in enumerate(runs)
+        for student in run
+        if run[student] != runs[0][student]
+    ]
     assert not differing, f"(run, student, grade, first run's grade) that changed between runs: {differing}"
     full = sum(c.points for c in labs.grade_cells(SOURCE) if c.autograded)
     status, score, failed = runs[0]["perfect"]

@@ -36,7 +36,11 @@ def make_peaks(machine: str = "test-machine", fast: bool = False) -> Peaks:
         device="CPU: test (2 cores)",
         flops={"float32": 1.2e12, "float64": 6.0e11},
         bandwidth=2.1e10,
-        sources={"float32": "GEMM 2048^3 numpy float32", "float64": "GEMM 2048^3 numpy float64", "bandwidth": "triad numba"},
+        sources={
+            "float32": "GEMM 2048^3 numpy float32",
+            "float64": "GEMM 2048^3 numpy float64",
+            "bandwidth": "triad numba",
+        },
         machine=machine,
         measured_at="2025-01-01T00:00:00+00:00",
         fast=fast,

@@ -33,8 +33,9 @@ from autograder.sandbox import BUBBLEWRAP, LIMITS_ONLY
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "lab01_benchmarking" / "lab01_benchmarking.ipynb"
-TEST_LIMITS = Limits(cell_timeout_s=60, notebook_timeout_s=120, memory_mb=1536, max_processes=48,
-                     max_file_bytes=1 << 20)
+TEST_LIMITS = Limits(
+    cell_timeout_s=60, notebook_timeout_s=120, memory_mb=1536, max_processes=48, max_file_bytes=1 << 20
+)
 
 
 def bwrap_works() -> bool:
@@ -46,8 +47,14 @@ def bwrap_works() -> bool:
 
 def test_limits_defaults_and_json_round_trip():
     lim = Limits()
-    assert (lim.cell_timeout_s, lim.notebook_timeout_s, lim.memory_mb, lim.max_processes,
-            lim.max_output_bytes, lim.max_file_bytes) == (120, 900, 4096, 256, 2_000_000, 100 << 20)
+    assert (
+        lim.cell_timeout_s,
+        lim.notebook_timeout_s,
+        lim.memory_mb,
+        lim.max_processes,
+        lim.max_output_bytes,
+        lim.max_file_bytes,
+    ) == (120, 900, 4096, 256, 2_000_000, 100 << 20)
     assert Limits.from_json(TEST_LIMITS.to_json()) == TEST_LIMITS
     env = TEST_LIMITS.to_env({})
     assert Limits.from_env(env) == TEST_LIMITS and ENV_VAR in env
@@ -75,21 +82,26 @@ def test_limits_for_applies_the_lab_override_only_to_that_lab():
 
 
 def test_bwrap_argv_hides_then_reveals_then_binds_scratch(tmp_path):
-    repo, venv, pkg, work, home, py = (tmp_path / n for n in ("repo", "repo/.venv", "repo/pkg", "repo/pkg/work",
-                                                              "home", "home/python"))
+    repo, venv, pkg, work, home, py = (
+        tmp_path / n for n in ("repo", "repo/.venv", "repo/pkg", "repo/pkg/work", "home", "home/python")
+    )
     scratch, runtime = tmp_path / "scratch", tmp_path / "run"
     for d in (repo, venv, pkg, work, home, py, scratch, runtime):
         d.mkdir(parents=True, exist_ok=True)
-    argv = kernel_launcher.bwrap_argv(["python", "-m", "ipykernel_launcher"], scratch=str(scratch),
-                                      runtime_dir=str(runtime), hide=[str(repo), str(work), str(home)],
-                                      reveal=[str(venv), str(pkg), str(py), str(repo), "/usr"])
+    argv = kernel_launcher.bwrap_argv(
+        ["python", "-m", "ipykernel_launcher"],
+        scratch=str(scratch),
+        runtime_dir=str(runtime),
+        hide=[str(repo), str(work), str(home)],
+        reveal=[str(venv), str(pkg), str(py), str(repo), "/usr"],
+    )
     sep = argv.index("--")
-    assert argv[sep + 1:] == ["python", "-m", "ipykernel_launcher"]
+    assert argv[sep + 1 :] == ["python", "-m", "ipykernel_launcher"]
     opts = argv[:sep]
 
     def pos(*triple):
         for i in range(len(opts) - len(triple) + 1):
-            if tuple(opts[i:i + len(triple)]) == triple:
+            if tuple(opts[i : i + len(triple)]) == triple:
                 return i
         raise AssertionError(f"{triple} not in {opts}")
 
@@ -118,6 +130,7 @@ def test_hidden_and_revealed_paths_cover_repo_grading_folder_and_python(monkeypa
     revealed = sandbox.revealed_paths([sys.executable])
     assert sys.prefix in revealed
     import hpml_lab_utils
+
     assert str(Path(hpml_lab_utils.__file__).parent) in revealed
     assert not any(Path(r).resolve() in (ROOT, ROOT / "solutions") for r in revealed)
 
@@ -167,8 +180,9 @@ def test_describe_isolation_says_what_holds(monkeypatch):
     assert line.startswith("isolation: limits only") and "can read files the grader can read" in line
     monkeypatch.delenv(sandbox.ISOLATION_ENV)
     if bwrap_works():
-        assert sandbox.describe_isolation() == ("isolation: bubblewrap (no network, read-only file system, "
-                                                "only the scratch folder writable)")
+        assert sandbox.describe_isolation() == (
+            "isolation: bubblewrap (no network, read-only file system, only the scratch folder writable)"
+        )
 
 
 def test_without_bwrap_on_path_it_falls_back_and_says_how_to_install(monkeypatch):
@@ -191,27 +205,43 @@ def test_without_bwrap_on_path_it_falls_back_and_says_how_to_install(monkeypatch
 def _launch(tmp_path: Path, code: str, limits: Limits = TEST_LIMITS, cgroup: Path | None = None):
     scratch = tmp_path / "scratch"
     scratch.mkdir(exist_ok=True)
-    cmd = [sys.executable, "-I", "-S", str(sandbox.LAUNCHER_FILE), "--scratch", str(scratch),
-           "--limits", limits.to_json()] + (["--cgroup", str(cgroup)] if cgroup else []) + [
-           "--", sys.executable, "-c", textwrap.dedent(code)]
+    cmd = (
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(sandbox.LAUNCHER_FILE),
+            "--scratch",
+            str(scratch),
+            "--limits",
+            limits.to_json(),
+        ]
+        + (["--cgroup", str(cgroup)] if cgroup else [])
+        + ["--", sys.executable, "-c", textwrap.dedent(code)]
+    )
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1]), scratch
 
 
 def test_launcher_sets_rlimits_session_and_cwd(tmp_path):
-    got, scratch = _launch(tmp_path, """
+    got, scratch = _launch(
+        tmp_path,
+        """
         import json, os, resource
         print(json.dumps({"as": resource.getrlimit(resource.RLIMIT_AS)[0],
                           "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
                           "core": resource.getrlimit(resource.RLIMIT_CORE)[0],
                           "cwd": os.getcwd(), "leader": os.getsid(0) == os.getpid()}))
-    """)
+    """,
+    )
     assert got == {"as": 1536 << 20, "fsize": 1 << 20, "core": 0, "cwd": str(scratch.resolve()), "leader": True}
 
 
 def test_launcher_memory_and_file_limits_hold_in_the_child(tmp_path):
-    got, scratch = _launch(tmp_path, """
+    got, scratch = _launch(
+        tmp_path,
+        """
         import json, mmap
         maps = []
         try:
@@ -229,7 +259,8 @@ def test_launcher_memory_and_file_limits_hold_in_the_child(tmp_path):
         except OSError as e:
             big = e.errno
         print(json.dumps({"mem": mem, "mapped_mib": n * 256, "big_errno": big}))
-    """)
+    """,
+    )
     assert got["mem"] != "no error" and got["mapped_mib"] < 1536
     assert got["big_errno"] == 27  # EFBIG
     assert (scratch / "big.bin").stat().st_size <= 1 << 20
@@ -271,9 +302,10 @@ def fork_probe(n=200):  # bounded: at most 200 children, each killed at once
 
 
 def _notebook(*sources: str) -> nbformat.NotebookNode:
-    return new_notebook(cells=[new_code_cell(textwrap.dedent(s)) for s in sources],
-                        metadata={"kernelspec": {"name": "hpml", "display_name": "Python 3 (HPML)",
-                                                 "language": "python"}})
+    return new_notebook(
+        cells=[new_code_cell(textwrap.dedent(s)) for s in sources],
+        metadata={"kernelspec": {"name": "hpml", "display_name": "Python 3 (HPML)", "language": "python"}},
+    )
 
 
 def _results(nb) -> dict:
@@ -308,8 +340,12 @@ def probe(request, tmp_path_factory):
     (outside / "other_student" / "lab.ipynb").write_text("someone else's answers")
     scratch = sandbox.prepare_scratch(_submission(base), base / "scratch" / "s1")
     home_file = next((p for p in sorted(Path.home().iterdir()) if p.is_file() and os.access(p, os.R_OK)), None)
-    secrets = [str(SOLUTION), str(grading / "gradebook.db"), str(autograded / "lab01_benchmarking.ipynb"),
-               str(outside / "other_student" / "lab.ipynb")] + ([str(home_file)] if home_file else [])
+    secrets = [
+        str(SOLUTION),
+        str(grading / "gradebook.db"),
+        str(autograded / "lab01_benchmarking.ipynb"),
+        str(outside / "other_student" / "lab.ipynb"),
+    ] + ([str(home_file)] if home_file else [])
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
@@ -366,7 +402,7 @@ def probe(request, tmp_path_factory):
         """,
         f"""
         res = {{}}
-        for p in [{str(outside / 'written_by_kernel.txt')!r}, os.path.join(os.getcwd(), "inside.txt")]:
+        for p in [{str(outside / "written_by_kernel.txt")!r}, os.path.join(os.getcwd(), "inside.txt")]:
             try:
                 with open(p, "w") as f:
                     f.write("x")
@@ -379,19 +415,28 @@ def probe(request, tmp_path_factory):
         "report('alive', ok=True)",
     )
     report_file = base / "kernels.jsonl"
-    env = {sandbox.SCRATCH_ENV: str(scratch), sandbox.LIMITS_ENV: TEST_LIMITS.to_json(),
-           sandbox.ISOLATION_ENV: "limits" if level == LIMITS_ONLY else "bubblewrap",
-           sandbox.HIDE_ENV: str(outside), sandbox.REPORT_ENV: str(report_file),
-           "HPML_GRADING_DIR": str(grading)}
+    env = {
+        sandbox.SCRATCH_ENV: str(scratch),
+        sandbox.LIMITS_ENV: TEST_LIMITS.to_json(),
+        sandbox.ISOLATION_ENV: "limits" if level == LIMITS_ONLY else "bubblewrap",
+        sandbox.HIDE_ENV: str(outside),
+        sandbox.REPORT_ENV: str(report_file),
+        "HPML_GRADING_DIR": str(grading),
+    }
     with pytest.MonkeyPatch.context() as mp:
         for k, v in env.items():
             mp.setenv(k, v)
         try:
             t0 = time.perf_counter()
-            client = NotebookClient(nb, kernel_manager_class=sandbox.SandboxedKernelManager, timeout=60,
-                                    timeout_func=lambda cell: 2 if "time.sleep(30)" in cell.source else 60,
-                                    interrupt_on_timeout=True, allow_errors=True,
-                                    resources={"metadata": {"path": str(autograded)}})
+            client = NotebookClient(
+                nb,
+                kernel_manager_class=sandbox.SandboxedKernelManager,
+                timeout=60,
+                timeout_func=lambda cell: 2 if "time.sleep(30)" in cell.source else 60,
+                interrupt_on_timeout=True,
+                allow_errors=True,
+                resources={"metadata": {"path": str(autograded)}},
+            )
             client.execute()
             seconds = time.perf_counter() - t0
         finally:
@@ -399,8 +444,14 @@ def probe(request, tmp_path_factory):
             written = (outside / "written_by_kernel.txt").exists()
             secrets_exist = {p: Path(p).exists() for p in secrets}
             shutil.rmtree(outside, ignore_errors=True)
-    ctx = {"scratch": scratch, "secrets": secrets, "secrets_exist": secrets_exist, "written_outside": written, "seconds": seconds,
-           "report": [json.loads(l) for l in report_file.read_text().splitlines()] if report_file.exists() else []}
+    ctx = {
+        "scratch": scratch,
+        "secrets": secrets,
+        "secrets_exist": secrets_exist,
+        "written_outside": written,
+        "seconds": seconds,
+        "report": [json.loads(l) for l in report_file.read_text().splitlines()] if report_file.exists() else [],
+    }
     return level, _results(nb), ctx
 
 
@@ -555,11 +606,26 @@ def test_immediate_shutdown_kills_the_kernel_tree_and_keeps_its_cpu_time(level, 
     token = f"hpml-orphan-{uuid.uuid4().hex}"
     nb = _notebook(
         f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {token!r}])",
-        "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.0:\n    pass")
-    env = dict(os.environ, **{sandbox.SCRATCH_ENV: str(tmp_path), sandbox.ISOLATION_ENV: level,
-                              sandbox.LIMITS_ENV: TEST_LIMITS.to_json(), sandbox.REPORT_ENV: str(tmp_path / "k.jsonl")})
-    proc = subprocess.run([sys.executable, "-c", _IMMEDIATE_SHUTDOWN], input=nbformat.writes(nb), env=env,
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+        "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.0:\n    pass",
+    )
+    env = dict(
+        os.environ,
+        **{
+            sandbox.SCRATCH_ENV: str(tmp_path),
+            sandbox.ISOLATION_ENV: level,
+            sandbox.LIMITS_ENV: TEST_LIMITS.to_json(),
+            sandbox.REPORT_ENV: str(tmp_path / "k.jsonl"),
+        },
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", _IMMEDIATE_SHUTDOWN],
+        input=nbformat.writes(nb),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     cpu = float(proc.stdout.split("CPU")[-1])
     assert cpu >= 0.9, f"only {cpu:.2f} s of the kernel's CPU time was accounted for"

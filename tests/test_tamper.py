@@ -43,8 +43,14 @@ KERNEL = "python3"
 
 
 def _meta(grade_id, *, grade=False, solution=False, locked=False, points=0):
-    nbg = {"grade": grade, "grade_id": grade_id, "locked": locked, "solution": solution, "schema_version": 3,
-           "task": False}
+    nbg = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "solution": solution,
+        "schema_version": 3,
+        "task": False,
+    }
     if grade:
         nbg["points"] = points
     return {"nbgrader": nbg}
@@ -100,50 +106,78 @@ HONEST_EXTRAS = textwrap.dedent("""\
 TAMPERS = {
     "numpy.allclose": ("import numpy\nnumpy.allclose = lambda *a, **k: True\n", "t_allclose", "numpy.allclose"),
     "numpy.testing.assert_allclose": (
-        "import numpy.testing\nnumpy.testing.assert_allclose = lambda *a, **k: None\n", "t_testing",
-        "numpy.testing.assert_allclose"),
+        "import numpy.testing\nnumpy.testing.assert_allclose = lambda *a, **k: None\n",
+        "t_testing",
+        "numpy.testing.assert_allclose",
+    ),
     "builtins.abs": ("import builtins\nbuiltins.abs = lambda x: 0\n", "t_abs", "builtins.abs"),
     "global abs": ("abs = lambda x: 0\n", "t_abs", "builtins.abs was shadowed"),
     "fake numpy module": (
         "import sys, types\n_fake = types.ModuleType('numpy')\n_fake.allclose = lambda *a, **k: True\n"
-        "sys.modules['numpy'] = _fake\n", "t_allclose", "sys.modules['numpy'] was replaced"),
-    "check_close": ("import hpml_lab_utils.checks\nhpml_lab_utils.checks.check_close = lambda *a, **k: None\n",
-                    "t_check", "hpml_lab_utils.checks.check_close"),
+        "sys.modules['numpy'] = _fake\n",
+        "t_allclose",
+        "sys.modules['numpy'] was replaced",
+    ),
+    "check_close": (
+        "import hpml_lab_utils.checks\nhpml_lab_utils.checks.check_close = lambda *a, **k: None\n",
+        "t_check",
+        "hpml_lab_utils.checks.check_close",
+    ),
     "check_close defaults": (
-        "import hpml_lab_utils.checks as _c\n_c.check_close.__defaults__ = (1e9, 1e9)\n", "t_check",
-        "hpml_lab_utils.checks.check_close was modified"),
+        "import hpml_lab_utils.checks as _c\n_c.check_close.__defaults__ = (1e9, 1e9)\n",
+        "t_check",
+        "hpml_lab_utils.checks.check_close was modified",
+    ),
     "input transformer drops asserts": (
         "def _drop(lines):\n    return [l for l in lines if not l.lstrip().startswith('assert')]\n"
-        "get_ipython().input_transformers_cleanup.append(_drop)\n", "t_abs", "IPython input transformers"),
+        "get_ipython().input_transformers_cleanup.append(_drop)\n",
+        "t_abs",
+        "IPython input transformers",
+    ),
     "input transformer drops every line": (
         "def _drop(lines):\n    return ['pass\\n']\nget_ipython().input_transformers_cleanup.append(_drop)\n",
-        "t_abs", "the tamper guard did not run"),
+        "t_abs",
+        "the tamper guard did not run",
+    ),
     "ast transformer": (
         "import ast\nclass _Strip(ast.NodeTransformer):\n    def visit_Assert(self, node):\n        return None\n"
-        "get_ipython().ast_transformers.append(_Strip())\n", "t_abs", "IPython AST transformers"),
-    "pre_run_cell hook": ("get_ipython().events.register('pre_run_cell', lambda info: None)\n", "t_abs",
-                          "pre_run_cell callback"),
+        "get_ipython().ast_transformers.append(_Strip())\n",
+        "t_abs",
+        "IPython AST transformers",
+    ),
+    "pre_run_cell hook": (
+        "get_ipython().events.register('pre_run_cell', lambda info: None)\n",
+        "t_abs",
+        "pre_run_cell callback",
+    ),
     "settrace": ("import sys\nsys.settrace(lambda *a: None)\n", "t_abs", "sys.settrace"),
     "silenced traceback": (
         "get_ipython().showtraceback = lambda *a, **k: None\nget_ipython()._showtraceback = lambda *a, **k: None\n",
-        "t_abs", "showtraceback"),
+        "t_abs",
+        "showtraceback",
+    ),
 }
 
 
 async def _run_guarded_async(student: str, tests: dict[str, str], guard: bool = True):
     cells = [new_markdown_cell("toy"), answer_cell("answer", student)]
     cells += [test_cell(gid, src) for gid, src in tests.items()]
-    nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": KERNEL, "display_name": "Python 3",
-                                                             "language": "python"}})
+    nb = new_notebook(
+        cells=cells, metadata={"kernelspec": {"name": KERNEL, "display_name": "Python 3", "language": "python"}}
+    )
     resources = {}
     if guard:
         nb, resources = InsertTamperGuards().preprocess(nb, resources)
-    await NotebookClient(nb, kernel_name=KERNEL, allow_errors=True, timeout=60,
-                         resources={"metadata": {"path": str(ROOT)}}).async_execute()
+    await NotebookClient(
+        nb, kernel_name=KERNEL, allow_errors=True, timeout=60, resources={"metadata": {"path": str(ROOT)}}
+    ).async_execute()
     if guard:
         nb, resources = AuditTamperGuards().preprocess(nb, resources)
-    scores = {c.metadata["nbgrader"]["grade_id"]: determine_grade(c)[0]
-              for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+    scores = {
+        c.metadata["nbgrader"]["grade_id"]: determine_grade(c)[0]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
     return nb, scores
 
 
@@ -154,14 +188,17 @@ def run_guarded(student: str, tests: dict[str, str], guard: bool = True):
 
 def run_many(jobs: dict[str, tuple], concurrency: int = 3) -> dict[str, tuple]:
     """Several :func:`run_guarded` at once (kernel start-up dominates; the kernels wait on I/O)."""
+
     async def main():
         gate = asyncio.Semaphore(concurrency)
 
         async def one(args):
             async with gate:
                 return await _run_guarded_async(*args)
+
         results = await asyncio.gather(*(one(args) for args in jobs.values()))
         return dict(zip(jobs, results))
+
     return asyncio.run(main())
 
 
@@ -174,8 +211,11 @@ def tamper_runs():
     jobs["honest"] = (HONEST, TESTS)
     jobs["honest extras"] = (HONEST + HONEST_EXTRAS, TESTS)
     jobs["wrong"] = (WRONG, TESTS)
-    jobs["control"] = (WRONG + TAMPERS["numpy.allclose"][0] + TAMPERS["input transformer drops asserts"][0],
-                       {"t_allclose": TESTS["t_allclose"], "t_abs": TESTS["t_abs"]}, False)
+    jobs["control"] = (
+        WRONG + TAMPERS["numpy.allclose"][0] + TAMPERS["input transformer drops asserts"][0],
+        {"t_allclose": TESTS["t_allclose"], "t_abs": TESTS["t_abs"]},
+        False,
+    )
     return run_many(jobs)
 
 
@@ -262,13 +302,21 @@ HIDDEN_CUBE = "assert cube(-3) == -27, 'cube is wrong for a negative number'"
 SOURCE_CELLS = [
     new_markdown_cell("# Toy lab"),
     answer_cell("square_answer", "def square(x):\n    ### BEGIN SOLUTION\n    return x * x\n    ### END SOLUTION\n"),
-    test_cell("test_square", "assert square(3) == 9, 'square(3) should be 9'\n### BEGIN HIDDEN TESTS\n"
-              f"{HIDDEN_SQUARE}\n{HIDDEN_SQUARE_2}\n"
-              "assert all(square(k) == v for k, v in zip(range(-50, 50, 7), _hidden_reference_table))\n"
-              "### END HIDDEN TESTS\n", points=2),
+    test_cell(
+        "test_square",
+        "assert square(3) == 9, 'square(3) should be 9'\n### BEGIN HIDDEN TESTS\n"
+        f"{HIDDEN_SQUARE}\n{HIDDEN_SQUARE_2}\n"
+        "assert all(square(k) == v for k, v in zip(range(-50, 50, 7), _hidden_reference_table))\n"
+        "### END HIDDEN TESTS\n",
+        points=2,
+    ),
     answer_cell("cube_answer", "def cube(x):\n    ### BEGIN SOLUTION\n    return x ** 3\n    ### END SOLUTION\n"),
-    test_cell("test_cube", "import numpy as np\nassert np.allclose(cube(2), 8), 'cube(2) should be 8'\n"
-              f"### BEGIN HIDDEN TESTS\n{HIDDEN_CUBE}\n### END HIDDEN TESTS\n", points=3),
+    test_cell(
+        "test_cube",
+        "import numpy as np\nassert np.allclose(cube(2), 8), 'cube(2) should be 8'\n"
+        f"### BEGIN HIDDEN TESTS\n{HIDDEN_CUBE}\n### END HIDDEN TESTS\n",
+        points=3,
+    ),
 ]
 
 COURSE_CONFIG = textwrap.dedent("""\
@@ -369,11 +417,13 @@ def _nbgrader(course: Path, command: str, student: str = "*") -> dict:
 
 def _build_course(course: Path, guarded: bool) -> dict[str, nbformat.NotebookNode]:
     (course / "source" / "toy").mkdir(parents=True)
-    src = new_notebook(cells=SOURCE_CELLS, metadata={"kernelspec": {"name": KERNEL, "display_name": "Python 3",
-                                                                     "language": "python"}})
+    src = new_notebook(
+        cells=SOURCE_CELLS, metadata={"kernelspec": {"name": KERNEL, "display_name": "Python 3", "language": "python"}}
+    )
     nbformat.write(src, course / "source" / "toy" / "toy.ipynb")
-    (course / "nbgrader_config.py").write_text(COURSE_CONFIG.format(root=str(ROOT), course=str(course),
-                                                                    guarded=guarded))
+    (course / "nbgrader_config.py").write_text(
+        COURSE_CONFIG.format(root=str(ROOT), course=str(course), guarded=guarded)
+    )
     r = _nbgrader(course, "generate_assignment")
     assert r["success"], r.get("error")
     release = nbformat.read(course / "release" / "toy" / "toy.ipynb", as_version=4)
@@ -428,8 +478,11 @@ def test_course_changed_test_cells_are_restored_and_never_trusted(course, studen
     # both answers are wrong: the restored test cells must catch them, for their original points
     assert _scores(course, student) == {"test_square": 0.0, "test_cube": 0.0}
     graded = _autograded(course, student)
-    tests = {c.metadata["nbgrader"]["grade_id"]: c for c in graded.cells
-             if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test_")}
+    tests = {
+        c.metadata["nbgrader"]["grade_id"]: c
+        for c in graded.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test_")
+    }
     assert sorted(tests) == ["test_cube", "test_square"]
     assert "np.allclose(cube(2), 8)" in tests["test_cube"].source
     assert "square(3) == 9" in tests["test_square"].source
@@ -510,13 +563,22 @@ def test_redaction_catches_respaced_escaped_and_guard_quotes():
     student = answer_cell("cube_answer", "def cube(x):\n    return 0\n")
     student.outputs = [
         new_output("stream", name="stdout", text="ok line\n    assert cube(-3) == -27, 'cube is wrong'\n"),
-        new_output("execute_result", data={"text/plain": repr(["x", "assert cube(-3) == -27, 'cube is wrong'"])},
-                   execution_count=1),
-        new_output("stream", name="stdout", text="### BEGIN HIDDEN TESTS\n_hxyz('t', ())  "
-                                                  "# tamper guard, added by the autograder\n"),
-        new_output("error", ename="ValueError", evalue="assert cube(-3) == -27, 'cube is wrong'",
-                   traceback=["Traceback (most recent call last)",
-                              "ValueError: assert cube(-3) == -27, 'cube is wrong'"]),
+        new_output(
+            "execute_result",
+            data={"text/plain": repr(["x", "assert cube(-3) == -27, 'cube is wrong'"])},
+            execution_count=1,
+        ),
+        new_output(
+            "stream",
+            name="stdout",
+            text="### BEGIN HIDDEN TESTS\n_hxyz('t', ())  # tamper guard, added by the autograder\n",
+        ),
+        new_output(
+            "error",
+            ename="ValueError",
+            evalue="assert cube(-3) == -27, 'cube is wrong'",
+            traceback=["Traceback (most recent call last)", "ValueError: assert cube(-3) == -27, 'cube is wrong'"],
+        ),
     ]
     nb, _ = RedactTracebacks().preprocess(new_notebook(cells=[student, test]), {})
     outs = nb.cells[0].outputs

@@ -59,9 +59,9 @@ def test_cache_gives_the_logits_and_greedy_tokens_of_the_full_forward():
     idx = torch.randint(0, 11, (2, 30), generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
         full, _ = model(idx)
-        first, past = model(idx[:, :12])          # a prompt
-        one, past = model(idx[:, 12:13], past)   # one token
-        rest, past = model(idx[:, 13:], past)    # several tokens at once
+        first, past = model(idx[:, :12])  # a prompt
+        one, past = model(idx[:, 12:13], past)  # one token
+        rest, past = model(idx[:, 13:], past)  # several tokens at once
     assert torch.allclose(torch.cat([first, one, rest], 1), full, atol=1e-5)
     # greedy decoding with and without the cache
     with torch.no_grad():

@@ -50,98 +50,124 @@ class Case:
 
 
 CASES: dict[str, Case] = {
-    "infinite_loop": Case("`while True: pass` in an answer cell: interrupted by the cell limit",
-                          TIMED_OUT, (ATTACK_TEST,)),
-    "ignores_sigint": Case("a loop that ignores SIGINT: the cells after it are not run, earlier tests keep their points",
-                           TIMED_OUT, FROM_ATTACK),
-    "os_exit": Case("`os._exit(1)` in an answer cell: the kernel dies, earlier tests keep their points", KERNEL_DIED,
-                    FROM_ATTACK),
+    "infinite_loop": Case(
+        "`while True: pass` in an answer cell: interrupted by the cell limit", TIMED_OUT, (ATTACK_TEST,)
+    ),
+    "ignores_sigint": Case(
+        "a loop that ignores SIGINT: the cells after it are not run, earlier tests keep their points",
+        TIMED_OUT,
+        FROM_ATTACK,
+    ),
+    "os_exit": Case(
+        "`os._exit(1)` in an answer cell: the kernel dies, earlier tests keep their points", KERNEL_DIED, FROM_ATTACK
+    ),
     "memory_bomb": Case("allocates up to 6 GiB in 256 MiB blocks", MEMORY_LIMIT, (ATTACK_TEST,)),
     "fork_bomb": Case(f"forks up to {MAX_FORKS} sleeping children (caught when refused)", GRADED, ()),
     "not_json": Case("a truncated upload (not JSON)", INVALID_NOTEBOOK, None),
     "renamed": Case(f"the perfect notebook handed in as {RENAMED_AS}", GRADED, ()),
     "deleted_tests": Case("deleted test_average_throughput and answers it wrong", TAMPERED, (WRONG_TEST,)),
-    "edited_tests": Case("replaced test_average_throughput's code by `pass`, answers it wrong", TAMPERED,
-                         (WRONG_TEST,), base="one_wrong"),
-    "changed_points": Case("raised the points of two test cells, answers one wrong", TAMPERED, (WRONG_TEST,),
-                           base="one_wrong"),
+    "edited_tests": Case(
+        "replaced test_average_throughput's code by `pass`, answers it wrong", TAMPERED, (WRONG_TEST,), base="one_wrong"
+    ),
+    "changed_points": Case(
+        "raised the points of two test cells, answers one wrong", TAMPERED, (WRONG_TEST,), base="one_wrong"
+    ),
     "patch_np_allclose": Case("numpy.allclose = lambda *a, **k: True", TAMPERED, None, base="one_wrong"),
-    "patch_assert_allclose": Case("numpy.testing.assert_allclose = lambda *a, **k: None", TAMPERED, None,
-                                  base="one_wrong"),
+    "patch_assert_allclose": Case(
+        "numpy.testing.assert_allclose = lambda *a, **k: None", TAMPERED, None, base="one_wrong"
+    ),
     "patch_torch_allclose": Case("torch.allclose = lambda *a, **k: True", TAMPERED, None, base="one_wrong"),
     "patch_builtins_abs": Case("builtins.abs = lambda x: 0", TAMPERED, None, base="one_wrong"),
     "reads_hidden_tests": Case("searches the disk for .ipynb files and prints hidden tests", GRADED, ()),
     "huge_output": Case("prints 5 MB of output", GRADED, ()),
     "sys_exit": Case("`sys.exit()` in an answer cell (IPython turns it into an error)", GRADED, (ATTACK_TEST,)),
     "network": Case("connects to a port on 127.0.0.1 (the test listens there)", GRADED, ()),
-    "warns_on_stderr": Case("right answers whose function writes a warning to stderr on every call "
-                            "(points follow the asserts, not stderr)", GRADED, ()),
-    "wrong_and_quiet": Case("one wrong answer, stderr and warnings silenced in every cell", GRADED, (WRONG_TEST,),
-                            base="one_wrong"),
+    "warns_on_stderr": Case(
+        "right answers whose function writes a warning to stderr on every call (points follow the asserts, not stderr)",
+        GRADED,
+        (),
+    ),
+    "wrong_and_quiet": Case(
+        "one wrong answer, stderr and warnings silenced in every cell", GRADED, (WRONG_TEST,), base="one_wrong"
+    ),
 }
 
 # --- attack code (kept short; each line is plain Python a student could write) ---------------
 
 _INFINITE_LOOP = "while True:  # adversarial: infinite loop\n    pass\n"
-_IGNORES_SIGINT = ("import signal  # adversarial: a loop the interrupt cannot stop\n"
-                   "signal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n")
+_IGNORES_SIGINT = (
+    "import signal  # adversarial: a loop the interrupt cannot stop\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n"
+)
 _OS_EXIT = "import os  # adversarial: kill the kernel\nos._exit(1)\n"
-_MEMORY_BOMB = ("import numpy as _np  # adversarial: memory bomb, bounded at 6 GiB\n"
-                "def _eat_memory():\n    blocks = []\n    for _ in range(24):\n"
-                "        blocks.append(_np.ones(32 * 1024 * 1024))  # 256 MiB, touched\n    return len(blocks)\n"
-                "print('allocated blocks:', _eat_memory())\n")
+_MEMORY_BOMB = (
+    "import numpy as _np  # adversarial: memory bomb, bounded at 6 GiB\n"
+    "def _eat_memory():\n    blocks = []\n    for _ in range(24):\n"
+    "        blocks.append(_np.ones(32 * 1024 * 1024))  # 256 MiB, touched\n    return len(blocks)\n"
+    "print('allocated blocks:', _eat_memory())\n"
+)
 # the first LINGERING children sleep for minutes (they must not outlive the grading); the others sleep
 # a second and are reaped, so that the notebook can go on once the limit has refused further forks
 LINGERING = 8
-_FORK_BOMB = (f"import os, time  # adversarial: fork bomb, bounded at {MAX_FORKS} children\n"
-              "_kids = []\n"
-              f"for _i in range({MAX_FORKS}):\n"
-              "    try:\n        _pid = os.fork()\n    except OSError as _exc:\n"
-              "        print('fork refused after', len(_kids), 'forks:', type(_exc).__name__)\n        break\n"
-              f"    if _pid == 0:\n        time.sleep(600 if _i < {LINGERING} else 1)\n        os._exit(0)\n"
-              "    _kids.append(_pid)\n"
-              "print('forked', len(_kids), 'children')\n"
-              f"for _pid in _kids[{LINGERING}:]:\n    os.waitpid(_pid, 0)\n")
+_FORK_BOMB = (
+    f"import os, time  # adversarial: fork bomb, bounded at {MAX_FORKS} children\n"
+    "_kids = []\n"
+    f"for _i in range({MAX_FORKS}):\n"
+    "    try:\n        _pid = os.fork()\n    except OSError as _exc:\n"
+    "        print('fork refused after', len(_kids), 'forks:', type(_exc).__name__)\n        break\n"
+    f"    if _pid == 0:\n        time.sleep(600 if _i < {LINGERING} else 1)\n        os._exit(0)\n"
+    "    _kids.append(_pid)\n"
+    "print('forked', len(_kids), 'children')\n"
+    f"for _pid in _kids[{LINGERING}:]:\n    os.waitpid(_pid, 0)\n"
+)
 _SYS_EXIT = "import sys  # adversarial: sys.exit() in an answer cell\nsys.exit()\n"
 # a right answer that also talks on stderr whenever the test cell calls it
-_WARNS_ON_STDERR = (f"\nimport sys as _sys  # adversarial: a warning on stderr at every call\n"
-                    f"_quiet_{ATTACK_CELL} = {ATTACK_CELL.removeprefix('answer_')}\n"
-                    f"def {ATTACK_CELL.removeprefix('answer_')}(*args, **kwargs):\n"
-                    "    print('UserWarning: this machine is busy, timings may be noisy', file=_sys.stderr)\n"
-                    f"    return _quiet_{ATTACK_CELL}(*args, **kwargs)\n")
+_WARNS_ON_STDERR = (
+    f"\nimport sys as _sys  # adversarial: a warning on stderr at every call\n"
+    f"_quiet_{ATTACK_CELL} = {ATTACK_CELL.removeprefix('answer_')}\n"
+    f"def {ATTACK_CELL.removeprefix('answer_')}(*args, **kwargs):\n"
+    "    print('UserWarning: this machine is busy, timings may be noisy', file=_sys.stderr)\n"
+    f"    return _quiet_{ATTACK_CELL}(*args, **kwargs)\n"
+)
 # a wrong answer whose failing test cell prints nothing at all
-_SILENCED = ("import io, sys, warnings  # adversarial: nothing reaches stderr\n"
-             "warnings.simplefilter('ignore')\nsys.stderr = io.StringIO()\n")
+_SILENCED = (
+    "import io, sys, warnings  # adversarial: nothing reaches stderr\n"
+    "warnings.simplefilter('ignore')\nsys.stderr = io.StringIO()\n"
+)
 _HUGE_OUTPUT = "print(('x' * 999 + '\\n') * 5000)  # adversarial: 5 MB of output\n"
 
 
 def _network(port: int) -> str:
-    return ("import socket  # adversarial: a network connection (127.0.0.1 only)\n"
-            "try:\n"
-            f"    socket.create_connection(('127.0.0.1', {int(port)}), timeout=3).close()\n"
-            "    print('network: connected')\n"
-            "except OSError as _exc:\n"
-            "    print('network: no connection:', type(_exc).__name__)\n")
+    return (
+        "import socket  # adversarial: a network connection (127.0.0.1 only)\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {int(port)}), timeout=3).close()\n"
+        "    print('network: connected')\n"
+        "except OSError as _exc:\n"
+        "    print('network: no connection:', type(_exc).__name__)\n"
+    )
 
 
 def _search(roots: list[str]) -> str:
-    return ("import os  # adversarial: look for notebooks with hidden tests and print them\n"
-            f"_roots = [os.getcwd(), os.path.dirname(os.getcwd()), os.path.expanduser('~'), '/tmp'] + {roots!r}\n"
-            "_marker = 'BEGIN ' + 'HIDDEN TESTS'  # spelled so that this cell does not match itself\n"
-            "_found, _seen = [], 0\n"
-            "for _root in _roots:\n"
-            "    for _dir, _subdirs, _files in os.walk(_root):\n"
-            "        _subdirs[:] = [d for d in _subdirs if d not in ('.venv', 'site-packages', '.git', 'node_modules')]\n"
-            "        _seen += 1\n"
-            "        if _seen > 2000:\n            break\n"
-            "        for _f in _files:\n"
-            "            if not _f.endswith('.ipynb'):\n                continue\n"
-            "            try:\n                _text = open(os.path.join(_dir, _f), encoding='utf-8').read()\n"
-            "            except (OSError, UnicodeDecodeError):\n                continue\n"
-            "            if _marker in _text:\n"
-            "                _found.append(os.path.join(_dir, _f))\n"
-            "                print(_text[_text.index(_marker):][:20000])\n"
-            "print('notebooks with hidden tests found:', len(_found), _found[:5])\n")
+    return (
+        "import os  # adversarial: look for notebooks with hidden tests and print them\n"
+        f"_roots = [os.getcwd(), os.path.dirname(os.getcwd()), os.path.expanduser('~'), '/tmp'] + {roots!r}\n"
+        "_marker = 'BEGIN ' + 'HIDDEN TESTS'  # spelled so that this cell does not match itself\n"
+        "_found, _seen = [], 0\n"
+        "for _root in _roots:\n"
+        "    for _dir, _subdirs, _files in os.walk(_root):\n"
+        "        _subdirs[:] = [d for d in _subdirs if d not in ('.venv', 'site-packages', '.git', 'node_modules')]\n"
+        "        _seen += 1\n"
+        "        if _seen > 2000:\n            break\n"
+        "        for _f in _files:\n"
+        "            if not _f.endswith('.ipynb'):\n                continue\n"
+        "            try:\n                _text = open(os.path.join(_dir, _f), encoding='utf-8').read()\n"
+        "            except (OSError, UnicodeDecodeError):\n                continue\n"
+        "            if _marker in _text:\n"
+        "                _found.append(os.path.join(_dir, _f))\n"
+        "                print(_text[_text.index(_marker):][:20000])\n"
+        "print('notebooks with hidden tests found:', len(_found), _found[:5])\n"
+    )
 
 
 _PATCHES = {
@@ -188,8 +214,9 @@ def _after_setup(nb, code: str):
     return nb
 
 
-def adversarial_notebooks(source: Path, release: Path, *, port: int = 9,
-                          search_roots: list[str] = ()) -> dict[str, nbformat.NotebookNode | bytes]:
+def adversarial_notebooks(
+    source: Path, release: Path, *, port: int = 9, search_roots: list[str] = ()
+) -> dict[str, nbformat.NotebookNode | bytes]:
     """The notebook of each student of :data:`CASES` (``bytes`` for the one that is not JSON)."""
     perfect = solved_notebook(Path(source), Path(release))
     wrong = one_wrong_notebook(perfect)
@@ -227,8 +254,9 @@ def adversarial_notebooks(source: Path, release: Path, *, port: int = 9,
     return out
 
 
-def build_adversarial_class(out: Path, source: Path, release: Path, *, port: int = 9,
-                            search_roots: list[str] = ()) -> dict[str, Path]:
+def build_adversarial_class(
+    out: Path, source: Path, release: Path, *, port: int = 9, search_roots: list[str] = ()
+) -> dict[str, Path]:
     """Write ``out/<student>/<notebook>.ipynb`` for every student of :data:`CASES`; return their files.
 
     ``port``: the 127.0.0.1 port the ``network`` student tries (a test listens

@@ -22,6 +22,7 @@ def _binary_ops_executed(body: str) -> int:
 
 def _local_read_opcode() -> str:
     """The opcode CPython uses to read a function's local variable (LOAD_FAST; 3.14 adds a _BORROW variant)."""
+
     def f(a):
         return a
 
@@ -41,10 +42,10 @@ def _jit_break_even_calls(compile_s: float, python_s: float, jit_s: float) -> in
 def _eager_over_fused_traffic() -> float:
     """y = sin(x) * cos(x) + x: bytes moved by four eager kernels over one fused kernel (elements read + written)."""
     eager = [
-        ("sin(x)", 1, 1),       # reads x, writes t1
-        ("cos(x)", 1, 1),       # reads x, writes t2
-        ("t1 * t2", 2, 1),      # reads t1 and t2, writes t3
-        ("t3 + x", 2, 1),       # reads t3 and x, writes y
+        ("sin(x)", 1, 1),  # reads x, writes t1
+        ("cos(x)", 1, 1),  # reads x, writes t2
+        ("t1 * t2", 2, 1),  # reads t1 and t2, writes t3
+        ("t3 + x", 2, 1),  # reads t3 and x, writes y
     ]
     eager_elements = sum(reads + writes for _name, reads, writes in eager)
     fused_elements = 1 + 1  # reads x once, writes y once
@@ -57,7 +58,8 @@ KEYS: dict[str, Callable[[], Any]] = {
     "w04_amdahl_jit": lambda: _amdahl(0.6, 20),
     "w04_jit_break_even": lambda: _jit_break_even_calls(0.8, 50e-3, 0.5e-3),
     "w04_fusion_traffic": _eager_over_fused_traffic,
-    "w04_profiler_kind": lambda: "Deterministic (tracing): it sees every call and return, so its counts are exact "
-                                 "and it slows every call down",
+    "w04_profiler_kind": lambda: (
+        "Deterministic (tracing): it sees every call and return, so its counts are exact and it slows every call down"
+    ),
     "w04_graph_break": lambda: "Calling .item() on a tensor and branching on the Python number",
 }

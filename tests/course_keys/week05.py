@@ -49,5 +49,7 @@ KEYS: dict[str, Callable[[], Any]] = {
     "w05_warps": lambda: _warps_per_block(100),
     "w05_block_2d": lambda: _block_of_element(37, 70, 16, 16),
     "w05_cuda_cores": lambda: _cuda_cores(108, 64),  # A100: 108 SMs x 64 FP32 cores
-    "w05_simulator": lambda: "Whether the kernel's results are right (indexing, bounds, barriers); nothing about its speed",
+    "w05_simulator": lambda: (
+        "Whether the kernel's results are right (indexing, bounds, barriers); nothing about its speed"
+    ),
 }

@@ -37,6 +37,10 @@ KEYS: dict[str, Callable[[], Any]] = {
     "w06_shared_bytes": lambda: 2 * 32 * 32 * 4,  # one tile of A and one of B, float32
     "w06_streams": lambda: _pipelined_ms(6, 2.0, 3.0, 2.0),
     "w06_coalesced": lambda: "thread t reads A[i, t] (along a row)",
-    "w06_uvm": lambda: "Its pages fault on the GPU and migrate there on demand, so the first kernel pays for the transfer",
-    "w06_cudnn_benchmark": lambda: "For each new input shape it times several convolution algorithms and keeps the fastest",
+    "w06_uvm": lambda: (
+        "Its pages fault on the GPU and migrate there on demand, so the first kernel pays for the transfer"
+    ),
+    "w06_cudnn_benchmark": lambda: (
+        "For each new input shape it times several convolution algorithms and keeps the fastest"
+    ),
 }

@@ -30,7 +30,9 @@ KEYS: dict[str, Callable[[], Any]] = {
     "w10_softmax_T": lambda: _softmax_t([2, 1, 0], 2)[0],
     # softmax(z / T) -> exp(0) / C for every class as T -> infinity
     "w10_T_limit": lambda: "the uniform distribution over the classes",
-    "w10_T_squared": lambda: "its gradients shrink like 1/T^2, and the factor keeps their size comparable across temperatures",
+    "w10_T_squared": lambda: (
+        "its gradients shrink like 1/T^2, and the factor keeps their size comparable across temperatures"
+    ),
     "w10_feature": lambda: "feature-based",
     "w10_online": lambda: "online distillation",
     "w10_params_ratio": lambda: _small_cnn_params((16, 32, 64)) / _small_cnn_params((8, 16, 32)),

@@ -62,6 +62,8 @@ KEYS: dict[str, Callable[[], Any]] = {
     "w13_random_hit": lambda: _random_hit(0.01, 100),
     "w13_linear_predictor": lambda: _linear_predict([(10, 2.0), (30, 4.0)], 50),
     "w13_pareto": _not_on_pareto_front,
-    "w13_constraint": lambda: "MACs ignore per-layer overheads and memory traffic, so two networks with equal MACs "
-                              "can differ in latency on the target device",
+    "w13_constraint": lambda: (
+        "MACs ignore per-layer overheads and memory traffic, so two networks with equal MACs "
+        "can differ in latency on the target device"
+    ),
 }

@@ -78,8 +78,10 @@ def apply(solved: nbformat.NotebookNode, m: Mutant) -> nbformat.NotebookNode:
         cell = cells[cell_id]
         count = cell.source.count(right)
         if count != 1:
-            raise LookupError(f"mutant {m.name}: {right!r} occurs {count} times in {cell_id} (need exactly 1); "
-                              "the reference changed: update the mutant")
+            raise LookupError(
+                f"mutant {m.name}: {right!r} occurs {count} times in {cell_id} (need exactly 1); "
+                "the reference changed: update the mutant"
+            )
         cell.source = cell.source.replace(right, wrong)
     return nb
 
@@ -101,8 +103,9 @@ class Outcome:
         return self.failed == self.mutant.fails
 
 
-def grade_class(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = None, progress=None,
-                untouched: bool = False) -> dict[str, object]:
+def grade_class(
+    lab: str, mutants: list[Mutant], work: Path, jobs: int | None = None, progress=None, untouched: bool = False
+) -> dict[str, object]:
     """Grade the reference (student ``REFERENCE``), each mutant (student = its name) and, if ``untouched``,
     the release as it is (student ``UNTOUCHED``) in ``work``, a fresh folder; return student -> GradeResult."""
     from autograder import autograde, generate
@@ -125,8 +128,9 @@ def grade_class(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = 
         return {r.student_id: r for r in StatusStore(paths.statuses).results(lab)}
 
 
-def grade_mutants(lab: str, mutants: list[Mutant], work: Path, jobs: int | None = None,
-                  progress=None) -> tuple[object, list[Outcome]]:
+def grade_mutants(
+    lab: str, mutants: list[Mutant], work: Path, jobs: int | None = None, progress=None
+) -> tuple[object, list[Outcome]]:
     """Grade the reference and each mutant of ``lab`` in ``work`` (a fresh folder); return (reference, outcomes)."""
     results = grade_class(lab, mutants, work, jobs=jobs, progress=progress)
     outcomes = [Outcome(m, results[m.name].status, frozenset(results[m.name].failed_tests)) for m in mutants]

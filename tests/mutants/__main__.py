@@ -40,17 +40,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {lab}: grading the reference and {len(mutants)} mutants", flush=True)
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix=f"mutants-{lab}-") as tmp:
-            reference, outcomes = grade_mutants(lab, mutants, Path(tmp), jobs=args.jobs,
-                                                progress=lambda line: print("  " + line, flush=True))
+            reference, outcomes = grade_mutants(
+                lab, mutants, Path(tmp), jobs=args.jobs, progress=lambda line: print("  " + line, flush=True)
+            )
         seconds = time.perf_counter() - t0
         if reference.failed_tests or reference.status != "graded":
             problems.append(f"{lab}: the reference lost points: {reference.status} {reference.failed_tests}")
         for o in outcomes:
             if not o.exact:
-                what = ("NOT GRADED" if o.status not in ("graded", "late") and not o.killed
-                        else "SURVIVED" if not o.killed else "killed, other cells")
-                problems.append(f"{lab}: {o.mutant.name} ({o.mutant.why}): {what}; status {o.status}; "
-                                f"failed {sorted(o.failed)}, expected {sorted(o.mutant.fails)}")
+                what = (
+                    "NOT GRADED"
+                    if o.status not in ("graded", "late") and not o.killed
+                    else "SURVIVED"
+                    if not o.killed
+                    else "killed, other cells"
+                )
+                problems.append(
+                    f"{lab}: {o.mutant.name} ({o.mutant.why}): {what}; status {o.status}; "
+                    f"failed {sorted(o.failed)}, expected {sorted(o.mutant.fails)}"
+                )
         killed = sum(o.killed for o in outcomes)
         exact = sum(o.exact for o in outcomes)
         rows.append((lab, len(outcomes), killed, exact, seconds))
