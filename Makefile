@@ -60,7 +60,7 @@ sandbox-tools:
 	    echo "[setup] bubblewrap not found (apt-get install bubblewrap): grading uses resource limits only"; \
 	  fi; }
 
-# The browser tests (tests/test_browser.py) drive JupyterLab with Debian's Chromium. As root with apt,
+# The browser tests (tests/notebooks/test_browser.py) drive JupyterLab with Debian's Chromium. As root with apt,
 # install it; otherwise say how (the browser tests then skip).
 browser-tools:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || [ -n "$$HPML_CHROMIUM" ] || { \

@@ -22,7 +22,7 @@ whether every way gave the same points. Beside wall time it gives the CPU
 seconds of each (this process and every process it waited for: workers,
 kernels, nbgrader), which other load on the machine disturbs much less than
 wall time. Not a test: timings on a shared machine are noisy (run it on a
-quiet one). Targets (issue 3, 2 cores): ``--jobs 2``
+quiet one). Targets on 2 cores: ``--jobs 2``
 1.8x or more faster than plain nbgrader; overhead under 1.5 s a submission.
 """
 
@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(
         textwrap.dedent("""
-        targets (issue 3, 2 cores): --jobs 2 at least 1.8x faster than plain nbgrader; overhead under 1.5 s.
+        targets on 2 cores: --jobs 2 at least 1.8x faster than plain nbgrader; overhead under 1.5 s.
         timings on a shared machine are noisy.""")
     )
     if args.json:

@@ -231,7 +231,7 @@ def _hpml_guard_setup(CONF):
             return dotted + " was replaced"
         return None
 
-    def _check(cell_id, free):
+    def _check(free):
         found = []
         add = found.append
         if _get(sys_dict, "modules") is not mods:
@@ -317,7 +317,7 @@ def _hpml_guard_setup(CONF):
     def _guard(cell_id, free=()):
         if cell_id not in cell_ids:
             raise TamperingDetected("the tamper guard was called from outside a test cell")
-        found = _check(cell_id, free)
+        found = _check(free)
         verdict = "tampered" if found else "ok"
         sig = hmac_new(key, (cell_id + "\x00" + verdict).encode(), sha256).hexdigest()
         publish({CONF["mime"]: {"cell": cell_id, "verdict": verdict, "found": found, "sig": sig}}, metadata={})

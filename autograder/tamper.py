@@ -56,7 +56,7 @@ numpy and hpml_lab_utils watched, about 3 ms when torch is watched; the whole
 lab01 solution grades in the same time with and without guards (13.5 s vs
 13.9 s, noise) and keeps full marks with no tampering reported.
 
-Guaranteed (tested in ``tests/test_tamper.py``): each of these earns zero on
+Guaranteed (tested in ``tests/autograder/test_tamper.py``): each of these earns zero on
 the test cells that run after it and is named in ``find_tampering``: replacing
 ``numpy.allclose``, ``numpy.testing.assert_allclose``, ``torch.allclose``,
 ``builtins.abs`` (or shadowing it with a global the test uses), a fake

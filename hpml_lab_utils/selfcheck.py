@@ -9,7 +9,7 @@ compared. Normalising:
   0.333 match, and written in one canonical form (``1.23e+04``).
 
 Digests are made with :func:`digest` from an answer the notebook's author
-*computes* (never copies from a key); ``tests/test_course_quizzes.py``
+*computes* (never copies from a key); ``tests/notebooks/test_course_quizzes.py``
 recomputes every answer and checks the digests in the notebooks.
 
 In a notebook::

@@ -6,7 +6,7 @@ A speed test is a test cell that times something (``hl.speedup``,
 the speed tests, and the other cells that define a name those cells use (found
 by reading the code: names loaded but never assigned), in notebook order. The
 result runs in seconds instead of minutes, so the speed tests can be run many
-times on a busy machine (``tests/test_speed_under_load.py``,
+times on a busy machine (``tests/notebooks/test_speed_under_load.py``,
 ``python -m tests.speed_cells --runs 20``).
 """
 

@@ -4,7 +4,7 @@ Every student here is the ``perfect`` (or ``one_wrong``) notebook of
 :mod:`autograder.sample_class.build` with one attack added, so the class stays
 in sync with the lab. :data:`CASES` says, per student, what it does and what
 grading it must get (status, and which autograded tests it loses; ``None``:
-it loses them all). ``tests/test_adversarial.py`` grades the whole class in
+it loses them all). ``tests/autograder/test_adversarial.py`` grades the whole class in
 one batch, beside the honest ``perfect`` and ``one_wrong``, and checks it.
 
 Attacks go into the answer cell of :data:`ATTACK_CELL` (before its function,

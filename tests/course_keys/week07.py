@@ -1,6 +1,6 @@
 """Answer key of course/week07_distributed_training.ipynb: each answer recomputed from the data in its question.
 
-Loaded by tests/test_course_quizzes.py, which checks every stored digest against these answers.
+Loaded by tests/notebooks/test_course_quizzes.py, which checks every stored digest against these answers.
 """
 
 from __future__ import annotations

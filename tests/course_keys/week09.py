@@ -1,6 +1,6 @@
 """Answer key of course/week09_quantization.ipynb: question id -> the answer, recomputed.
 
-Loaded by tests/test_course_quizzes.py, which checks every digest stored in the notebook against
+Loaded by tests/notebooks/test_course_quizzes.py, which checks every digest stored in the notebook against
 ``digest(KEYS[id]())``.
 """
 

@@ -10,7 +10,7 @@ the reference plus one student per mutant and grades it with
 every autograded point.
 
 Run all of them with ``make mutants`` (``LAB=lab04`` for one lab); ``make
-test`` grades a fixed subset (``CI_SUBSET``) through ``tests/test_grading_labs.py``.
+test`` grades a fixed subset (``CI_SUBSET``) through ``tests/autograder/test_grading_labs.py``.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def grade_mutants(
     return results[REFERENCE], outcomes
 
 
-# Graded by `make test` (tests/test_grading_labs.py): one or two mutants per lab, chosen to cover
+# Graded by `make test` (tests/autograder/test_grading_labs.py): one or two mutants per lab, chosen to cover
 # different kinds of mistake (numerics, structure, protocol), within CI's time budget.
 CI_SUBSET = {
     "lab01_benchmarking": ["dot_loop_numpy_shortcut"],

@@ -1,4 +1,4 @@
-"""Tamper detection, restored test cells and leak-free feedback (issue 3, sections 4 and 6).
+"""Tamper detection, restored test cells and leak-free feedback.
 
 Two layers:
 
@@ -37,7 +37,7 @@ from autograder.tamper import (
     free_names,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = str(Path(sys.executable).parent)
 KERNEL = "python3"
 

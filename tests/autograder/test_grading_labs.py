@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import mutants
 import pytest
 
 from autograder import labs
+from tests import mutants
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 LABS = [pytest.param(lab, marks=getattr(pytest.mark, lab.split("_")[0]), id=lab) for lab in mutants.CI_SUBSET]
 

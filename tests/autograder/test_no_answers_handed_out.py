@@ -31,7 +31,7 @@ import pytest
 
 import hpml_lab_utils
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NEAR_VERBATIM = 0.75  # share of a graded body's 6-grams found in one other function
 MIN_TOKENS = 40  # shorter graded bodies (one-line formulas) are left to the behaviour check
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "solutions").glob("*/*.ipynb"))
 
 PART_HEADING = re.compile(r"^## Part (\d+):.*\((\d+(?:\.\d+)?) pts?\)", re.MULTILINE)

@@ -20,7 +20,7 @@ from autograder.records import StatusStore
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
 
 LAB = sample_class.LAB
-SOURCE = Path(__file__).resolve().parents[1] / "solutions" / LAB / f"{LAB}.ipynb"
+SOURCE = Path(__file__).resolve().parents[2] / "solutions" / LAB / f"{LAB}.ipynb"
 REPEATS = 10
 
 

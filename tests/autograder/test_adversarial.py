@@ -33,7 +33,7 @@ from autograder.sample_class.adversarial import ATTACK_CELL, ATTACK_TEST, CASES,
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
 
 LAB = sample_class.LAB
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 HONEST = {"perfect": (), "one_wrong": (sample_class.WRONG_TEST,)}
 LIMITS = {

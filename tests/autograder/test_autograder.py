@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder import (
     autograde,
@@ -46,72 +46,9 @@ from autograder.records import (
     write_csv,
 )
 from autograder.submissions import InvalidNotebook, discover, extract_zip, normalize_stem, read_notebook
+from tests.autograder.toy_course import TOY, grade_meta, toy_notebook
 
-ROOT = Path(__file__).resolve().parents[1]
-TOY = "toylab"
-
-
-# --------------------------------------------------------------------------- a toy course
-
-
-def _meta(grade_id, *, solution=False, grade=False, locked=False, points=None):
-    m = {"grade_id": grade_id, "solution": solution, "grade": grade, "locked": locked, "schema_version": 3}
-    if points is not None:
-        m["points"] = points
-    return {"nbgrader": m}
-
-
-def toy_notebook() -> nbformat.NotebookNode:
-    """A small nbgrader source notebook: two graded functions, hidden tests, a written answer."""
-    cells = [
-        new_markdown_cell("# Toy lab", metadata=_meta("intro", locked=True)),
-        new_code_cell("import os\nprint('fast mode:', os.environ.get('HPML_FAST'))"),
-        new_code_cell(
-            'def add(a, b):\n    """Return a + b."""\n    ### BEGIN SOLUTION\n'
-            "    total = a + b  # toy_add_solution_line\n    return total\n    ### END SOLUTION",
-            metadata=_meta("answer_add", solution=True),
-        ),
-        new_code_cell(
-            "assert add(1, 2) == 3, 'add(1, 2) should be 3'\n### BEGIN HIDDEN TESTS\n"
-            "assert add(-5, 5) == 0, 'add: opposite numbers'  # toy_hidden_add_line\n### END HIDDEN TESTS",
-            metadata=_meta("test_add", grade=True, locked=True, points=2),
-        ),
-        new_code_cell(
-            'def average_throughput(work, times):\n    """Total work over total time."""\n'
-            "    ### BEGIN SOLUTION\n    return len(times) * work / sum(times)  # toy_avg_solution_line\n"
-            "    ### END SOLUTION",
-            metadata=_meta("answer_average_throughput", solution=True),
-        ),
-        new_code_cell(
-            "assert abs(average_throughput(10, [1, 1]) - 10) < 1e-9, 'equal times'\n"
-            "### BEGIN HIDDEN TESTS\nexpected_toy_hidden = 2 * 10 / (1 + 4)  # toy_hidden_avg_line\n"
-            "assert abs(average_throughput(10, [1, 4]) - expected_toy_hidden) < 1e-9, "
-            "'average_throughput: unequal run times'\n### END HIDDEN TESTS",
-            metadata=_meta("test_average_throughput", grade=True, locked=True, points=3),
-        ),
-        new_markdown_cell("Why the harmonic mean?", metadata=_meta("question", locked=True)),
-        new_markdown_cell(
-            "The work per run is fixed.", metadata=_meta("written_why", solution=True, grade=True, points=1)
-        ),
-    ]
-    return new_notebook(
-        cells=cells,
-        metadata={
-            "kernelspec": {"name": "hpml", "display_name": "Python 3 (HPML)", "language": "python"},
-            "language_info": {"name": "python", "version": "3.11.0"},
-        },
-    )
-
-
-@pytest.fixture
-def toy_course(tmp_path, monkeypatch) -> CoursePaths:
-    """A course root with solutions/toylab/toylab.ipynb and a grading folder, both temporary."""
-    root = tmp_path / "course"
-    (root / "solutions" / TOY).mkdir(parents=True)
-    nbformat.write(toy_notebook(), root / "solutions" / TOY / f"{TOY}.ipynb")
-    monkeypatch.setenv("HPML_COURSE_ROOT", str(root))
-    monkeypatch.setenv("HPML_GRADING_DIR", str(tmp_path / "work"))
-    return CoursePaths.from_env()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _write(path: Path, text: str | bytes) -> Path:
@@ -363,7 +300,7 @@ def _graded_notebook_with_traceback() -> nbformat.NotebookNode:
     hidden = "assert abs(average_throughput(10, [1, 4]) - 4.0) < 1e-9  # a_hidden_check"
     test = new_code_cell(
         f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
-        metadata=_meta("test_average_throughput", grade=True, locked=True, points=3),
+        metadata=grade_meta("test_average_throughput", grade=True, locked=True, points=3),
     )
     test.outputs = [
         new_output("stream", name="stderr", text=f"<cell>:3: RuntimeWarning: divide by zero\n  {hidden}\n"),
@@ -379,7 +316,7 @@ def _graded_notebook_with_traceback() -> nbformat.NotebookNode:
             ],
         ),
     ]
-    answer = new_code_cell("def f():\n    return 1 / 0\nf()", metadata=_meta("answer_f", solution=True))
+    answer = new_code_cell("def f():\n    return 1 / 0\nf()", metadata=grade_meta("answer_f", solution=True))
     answer_tb = [
         "ZeroDivisionError    Traceback (most recent call last)",
         "----> 3 f()",
@@ -527,7 +464,7 @@ def test_toy_validate_passes_and_catches_a_leaky_release(toy_course, capsys):
     assert "must fail" in capsys.readouterr().out
 
 
-# --------------------------------------------------------------------------- parallel grading (issue 3)
+# --------------------------------------------------------------------------- parallel grading
 
 
 def test_parser_autograde_options():

@@ -1,4 +1,4 @@
-"""Isolation and limits of the grading kernel (issue 3): autograder.limits, .kernel_launcher, .sandbox.
+"""Isolation and limits of the grading kernel: autograder.limits, .kernel_launcher, .sandbox.
 
 Fast tests check the pieces (limits, the bwrap command line, the scratch
 folder, the launcher's rlimits on a plain Python child). Slow tests start real
@@ -31,7 +31,7 @@ from autograder import kernel_launcher, processes, sandbox
 from autograder.limits import ENV_VAR, LAB_OVERRIDES, Limits, limits_for
 from autograder.sandbox import BUBBLEWRAP, LIMITS_ONLY
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "lab01_benchmarking" / "lab01_benchmarking.ipynb"
 TEST_LIMITS = Limits(
     cell_timeout_s=60, notebook_timeout_s=120, memory_mb=1536, max_processes=48, max_file_bytes=1 << 20

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "autograder"
+PACKAGE = Path(__file__).resolve().parents[2] / "autograder"
 MAX_LINES = 500
 
 

@@ -26,7 +26,7 @@ from autograder.records import StatusStore
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
 
 LAB = sample_class.LAB
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 
 

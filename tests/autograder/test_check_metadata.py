@@ -11,7 +11,7 @@ from nbgrader.preprocessors import CheckCellMetadata
 from autograder import preprocessors
 from autograder.preprocessors import CheckCellMetadataOnce
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "solutions" / "lab01_benchmarking" / "lab01_benchmarking.ipynb"
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAB = "lab01_benchmarking"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 TOKEN = "hpml-browser-test"

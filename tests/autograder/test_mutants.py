@@ -1,19 +1,19 @@
 """The mutation suite itself (tests/mutants): every mutant still applies to the reference, names real test
 cells, and every lab has at least ten. Fast: nothing is graded here (``make mutants`` grades them all,
-``tests/test_grading_labs.py`` grades ``CI_SUBSET``)."""
+``tests/autograder/test_grading_labs.py`` grades ``CI_SUBSET``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import mutants
 import nbformat
 import pytest
 
 from autograder import labs
 from autograder.sample_class.build import strip_solution_markers
+from tests import mutants
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
 
 

@@ -25,7 +25,7 @@ import pytest
 
 from hpml_lab_utils.selfcheck import digest, normalise
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "course"
 MARKER = re.compile(r"^#\s*selfcheck:\s*([A-Za-z0-9_]+)\s*$", re.MULTILINE)
 
@@ -133,7 +133,7 @@ ANSWER_KEY: dict[str, Callable[[], Any]] = {
 
 def _load_week_keys() -> None:
     """Weeks 4 and later keep their keys in tests/course_keys/weekNN.py, each a dict ``KEYS`` like the one above."""
-    for path in sorted((Path(__file__).parent / "course_keys").glob("week*.py")):
+    for path in sorted((Path(__file__).resolve().parents[1] / "course_keys").glob("week*.py")):
         spec = importlib.util.spec_from_file_location(f"course_keys_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

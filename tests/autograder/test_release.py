@@ -19,7 +19,7 @@ import pytest
 
 from autograder import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "solutions"
 RELEASE = ROOT / "labs"
 

@@ -1,0 +1,20 @@
+"""Fixtures shared by the autograder tests."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from autograder.paths import CoursePaths
+from tests.autograder.toy_course import TOY, toy_notebook
+
+
+@pytest.fixture
+def toy_course(tmp_path, monkeypatch) -> CoursePaths:
+    """A course root with solutions/toylab/toylab.ipynb and a grading folder, both temporary."""
+    root = tmp_path / "course"
+    (root / "solutions" / TOY).mkdir(parents=True)
+    nbformat.write(toy_notebook(), root / "solutions" / TOY / f"{TOY}.ipynb")
+    monkeypatch.setenv("HPML_COURSE_ROOT", str(root))
+    monkeypatch.setenv("HPML_GRADING_DIR", str(tmp_path / "work"))
+    return CoursePaths.from_env()
