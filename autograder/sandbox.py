@@ -78,11 +78,10 @@ from pathlib import Path
 from nbgrader.preprocessors import Execute
 
 from . import kernel_launcher, processes
-from .limits import ENV_VAR, Limits
+from .limits import Limits
 from .reply_channel import PromptKernelManager
 
 SCRATCH_ENV = "HPML_SANDBOX_SCRATCH"
-LIMITS_ENV = ENV_VAR  # the limits as JSON (Limits.to_env)
 ISOLATION_ENV = "HPML_SANDBOX_ISOLATION"
 HIDE_ENV = "HPML_SANDBOX_HIDE"
 REVEAL_ENV = "HPML_SANDBOX_REVEAL"

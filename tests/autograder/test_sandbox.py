@@ -417,7 +417,7 @@ def probe(request, tmp_path_factory):
     report_file = base / "kernels.jsonl"
     env = {
         sandbox.SCRATCH_ENV: str(scratch),
-        sandbox.LIMITS_ENV: TEST_LIMITS.to_json(),
+        ENV_VAR: TEST_LIMITS.to_json(),
         sandbox.ISOLATION_ENV: "limits" if level == LIMITS_ONLY else "bubblewrap",
         sandbox.HIDE_ENV: str(outside),
         sandbox.REPORT_ENV: str(report_file),
@@ -542,7 +542,7 @@ def test_nbgrader_execute_uses_the_sandbox_and_the_scratch_folder(tmp_path, monk
     autograded = tmp_path / "autograded"
     autograded.mkdir()
     monkeypatch.setenv(sandbox.SCRATCH_ENV, str(scratch))
-    monkeypatch.setenv(sandbox.LIMITS_ENV, TEST_LIMITS.to_json())
+    monkeypatch.setenv(ENV_VAR, TEST_LIMITS.to_json())
     monkeypatch.setenv(sandbox.REPORT_ENV, str(tmp_path / "k.jsonl"))
     monkeypatch.setenv("HPML_GRADING_DIR", str(tmp_path / "grading"))
     pp = sandbox.SandboxedExecute(config=cfg)
@@ -561,7 +561,7 @@ def test_notebook_timeout_and_dead_kernel_are_reported_not_fatal(tmp_path, monke
     report = tmp_path / "k.jsonl"
     monkeypatch.setenv(sandbox.SCRATCH_ENV, str(tmp_path))
     monkeypatch.setenv(sandbox.ISOLATION_ENV, "limits")
-    monkeypatch.setenv(sandbox.LIMITS_ENV, Limits(notebook_timeout_s=3).to_json())
+    monkeypatch.setenv(ENV_VAR, Limits(notebook_timeout_s=3).to_json())
     monkeypatch.setenv(sandbox.REPORT_ENV, str(report))
     nb = _notebook("import time, signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)")
     t0 = time.perf_counter()
@@ -613,7 +613,7 @@ def test_immediate_shutdown_kills_the_kernel_tree_and_keeps_its_cpu_time(level, 
         **{
             sandbox.SCRATCH_ENV: str(tmp_path),
             sandbox.ISOLATION_ENV: level,
-            sandbox.LIMITS_ENV: TEST_LIMITS.to_json(),
+            ENV_VAR: TEST_LIMITS.to_json(),
             sandbox.REPORT_ENV: str(tmp_path / "k.jsonl"),
         },
     )
