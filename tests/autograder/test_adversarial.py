@@ -24,17 +24,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, generate, labs, nbgrader_app, sample_class
-from autograder.paths import CoursePaths
+from autograder import cli, labs, nbgrader_app, sample_class
 from autograder.preprocessors import hidden_test_lines
 from autograder.records import StatusStore
 from autograder.sample_class.adversarial import ATTACK_CELL, ATTACK_TEST, CASES, FROM_ATTACK, MAX_FORKS
+from tests.autograder.lab01_class import LAB, ROOT, SOURCE, lab01_class
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
 
-LAB = sample_class.LAB
-ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 HONEST = {"perfect": (), "one_wrong": (sample_class.WRONG_TEST,)}
 LIMITS = {
     "cell_timeout_s": 10,
@@ -114,20 +111,11 @@ def _job_processes(work: Path) -> list[int]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    if not SOURCE.exists():
-        pytest.fail(f"{SOURCE} is missing: the lab these tests grade is part of the course")
     work = tmp_path_factory.mktemp("adversarial")
     listener = Listener()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HPML_GRADING_DIR", str(work))
-        mp.delenv("HPML_COURSE_ROOT", raising=False)
-        mp.setenv("HPML_SANDBOX_LIMITS", json.dumps(LIMITS))
-        for var in ("HPML_CELL_TIMEOUT", "HPML_NOTEBOOK_TIMEOUT", "HPML_MAX_OUTPUT_BYTES"):
-            mp.delenv(var, raising=False)
-        paths = CoursePaths.from_env()
-        release = generate.register_lab(LAB, paths)[0]
-        folder = work / "class"
-        sample_class.build_sample_class(folder, SOURCE, release)
+    env = {"HPML_SANDBOX_LIMITS": json.dumps(LIMITS), "HPML_CELL_TIMEOUT": None, "HPML_NOTEBOOK_TIMEOUT": None}
+    with lab01_class(work, env | {"HPML_MAX_OUTPUT_BYTES": None}) as sample:
+        paths, release, folder = sample.paths, sample.release, sample.folder
         shutil.rmtree(folder / "untouched")
         shutil.rmtree(folder / "not_json")
         files = sample_class.build_adversarial_class(

@@ -13,21 +13,16 @@ import html
 import re
 import shutil
 import time
-from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder import cli, generate, labs, nbgrader_app, sample_class
-from autograder.paths import CoursePaths
+from autograder import cli, labs, nbgrader_app, sample_class
 from autograder.preprocessors import hidden_test_lines
 from autograder.records import StatusStore
+from tests.autograder.lab01_class import LAB, SOURCE, lab01_class
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
-
-LAB = sample_class.LAB
-ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT / "solutions" / LAB / f"{LAB}.ipynb"
 
 
 def _points() -> tuple[float, dict[str, float]]:
@@ -38,17 +33,10 @@ def _points() -> tuple[float, dict[str, float]]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    if not SOURCE.exists():
-        pytest.fail(f"{SOURCE} is missing: the lab these tests grade is part of the course")
     work = tmp_path_factory.mktemp("grading")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HPML_GRADING_DIR", str(work))
-        mp.delenv("HPML_COURSE_ROOT", raising=False)
-        paths = CoursePaths.from_env()
-        release = generate.register_lab(LAB, paths)[0]  # fresh release of the current source
-        folder = work / "class" / "submissions"
-        sample_class.build_sample_class(folder, SOURCE, release)
-        archive = shutil.make_archive(str(work / "class"), "zip", root_dir=work / "class")
+    with lab01_class(work) as sample:
+        paths = sample.paths
+        archive = shutil.make_archive(str(work / "class"), "zip", root_dir=work, base_dir="class")
         t0 = time.perf_counter()
         assert cli.main(["autograde", LAB, archive]) == 0
         grading_s = time.perf_counter() - t0
@@ -56,7 +44,7 @@ def graded(tmp_path_factory):
         assert cli.main(["export", "--out", str(work / "grades.csv")]) == 0
         results = {r.student_id: r for r in StatusStore(paths.statuses).results(LAB)}
         rows = list(csv.DictReader((work / "grades.csv").open()))
-        yield {"paths": paths, "results": results, "rows": rows, "release": release, "grading_s": grading_s}
+        yield {"paths": paths, "results": results, "rows": rows, "release": sample.release, "grading_s": grading_s}
 
 
 def test_perfect_gets_every_autograded_point(graded):

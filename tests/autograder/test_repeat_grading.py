@@ -9,29 +9,20 @@ keep every autograded point (lab01 has timing-based tests).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from autograder import cli, generate, labs, sample_class
-from autograder.paths import CoursePaths
+from autograder import cli, labs, sample_class
 from autograder.records import StatusStore
+from tests.autograder.lab01_class import LAB, SOURCE, lab01_class
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
 
-LAB = sample_class.LAB
-SOURCE = Path(__file__).resolve().parents[2] / "solutions" / LAB / f"{LAB}.ipynb"
 REPEATS = 10
 
 
 def test_ten_gradings_give_the_same_points(tmp_path):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HPML_GRADING_DIR", str(tmp_path))
-        mp.delenv("HPML_COURSE_ROOT", raising=False)
-        paths = CoursePaths.from_env()
-        release = generate.register_lab(LAB, paths)[0]
-        folder = tmp_path / "class"
-        sample_class.build_sample_class(folder, SOURCE, release)
+    with lab01_class(tmp_path) as sample:
+        paths, folder = sample.paths, sample.folder
         runs = []
         for _ in range(REPEATS):
             assert cli.main(["autograde", LAB, str(folder), "--force", "--jobs", "2"]) == 0

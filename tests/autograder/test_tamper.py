@@ -15,9 +15,7 @@ Two layers:
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
-import sys
 import textwrap
 from html import escape as html_escape
 from pathlib import Path
@@ -27,8 +25,11 @@ import pytest
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.utils import determine_grade
+from traitlets.config import Config
 
 from autograder.edited_cells import cell_changes, release_cells
+from autograder.nbgrader_app import load_config
+from autograder.paths import RELEASE_DIRNAME, CoursePaths
 from autograder.tamper import (
     EXCEPTION_NAME,
     AuditTamperGuards,
@@ -38,7 +39,6 @@ from autograder.tamper import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = str(Path(sys.executable).parent)
 KERNEL = "python3"
 
 
@@ -319,32 +319,6 @@ SOURCE_CELLS = [
     ),
 ]
 
-COURSE_CONFIG = textwrap.dedent("""\
-    import sys
-    sys.path.insert(0, {root!r})
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, ClearMetadataPreprocessor
-    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearMarkScheme,
-        ClearOutput, DeduplicateIds, Execute, GetGrades, IgnorePattern, LimitOutput, OverwriteCells,
-        OverwriteKernelspec, SaveAutoGrades)
-    from autograder.preprocessors import RedactTracebacks
-    from autograder.edited_cells import DropUnknownGradeIds
-    from autograder.tamper import AuditTamperGuards, InsertTamperGuards
-    c = get_config()
-    c.CourseDirectory.root = {course!r}
-    c.CourseDirectory.course_id = "toy"
-    c.Execute.timeout = 60
-    c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"]
-    c.OverwriteCells.add_missing_cells = True
-    if {guarded!r}:
-        c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, DropUnknownGradeIds,
-                                              OverwriteCells, CheckCellMetadata]
-        c.Autograde.autograde_preprocessors = [InsertTamperGuards, Execute, AuditTamperGuards, IgnorePattern,
-                                               ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-                                               AssignLatePenalties, CheckCellMetadata]
-        c.GenerateFeedback.preprocessors = [GetGrades, RedactTracebacks, ClearHiddenTests, ClearMarkScheme,
-                                            CSSHTMLHeaderPreprocessor]
-    """)
-
 LEAKER = textwrap.dedent("""\
     import sys
     def _leak(info):
@@ -401,58 +375,69 @@ def _students(release: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode
     return out
 
 
-def _nbgrader(course: Path, command: str, student: str = "*") -> dict:
+def _course_paths(course: Path) -> CoursePaths:
+    return CoursePaths(root=course, work=course / "work", release=course / RELEASE_DIRNAME)
+
+
+def _plain_config(paths: CoursePaths) -> Config:
+    """nbgrader's own pipelines on the course folders: the baseline the course configuration improves on."""
+    cfg = load_config(paths)
+    for section, key in [
+        ("Autograde", "sanitize_preprocessors"),
+        ("Autograde", "autograde_preprocessors"),
+        ("GenerateFeedback", "preprocessors"),
+    ]:
+        cfg[section].pop(key)
+    return cfg
+
+
+def _nbgrader(cfg: Config, command: str, student: str = "*") -> dict:
     """One nbgrader step in this process through its API (the CLI spends ~10 s importing, per call)."""
     from nbgrader.apps import NbGraderAPI
-    from traitlets.config.loader import PyFileConfigLoader
 
-    if VENV_BIN not in os.environ.get("PATH", "").split(os.pathsep):  # nbgrader runs alembic for a new gradebook
-        os.environ["PATH"] = VENV_BIN + os.pathsep + os.environ.get("PATH", "")
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
-    api = NbGraderAPI(config=config)
+    api = NbGraderAPI(config=cfg)
     if command == "generate_assignment":
         return api.generate_assignment("toy", force=True)
     return getattr(api, command)("toy", student, force=True)
 
 
-def _build_course(course: Path, guarded: bool) -> dict[str, nbformat.NotebookNode]:
-    (course / "source" / "toy").mkdir(parents=True)
+def _build_course(paths: CoursePaths) -> dict[str, nbformat.NotebookNode]:
+    (paths.source / "toy").mkdir(parents=True)
+    paths.work.mkdir()  # sqlite does not create the gradebook's folder
     src = new_notebook(
         cells=SOURCE_CELLS, metadata={"kernelspec": {"name": KERNEL, "display_name": "Python 3", "language": "python"}}
     )
-    nbformat.write(src, course / "source" / "toy" / "toy.ipynb")
-    (course / "nbgrader_config.py").write_text(
-        COURSE_CONFIG.format(root=str(ROOT), course=str(course), guarded=guarded)
-    )
-    r = _nbgrader(course, "generate_assignment")
+    nbformat.write(src, paths.source / "toy" / "toy.ipynb")
+    r = _nbgrader(load_config(paths), "generate_assignment")
     assert r["success"], r.get("error")
-    release = nbformat.read(course / "release" / "toy" / "toy.ipynb", as_version=4)
+    release = nbformat.read(paths.release / "toy" / "toy.ipynb", as_version=4)
     students = _students(release)
     for name, nb in students.items():
-        (course / "submitted" / name / "toy").mkdir(parents=True)
-        nbformat.write(nb, course / "submitted" / name / "toy" / "toy.ipynb")
+        (paths.submitted / name / "toy").mkdir(parents=True)
+        nbformat.write(nb, paths.submitted / name / "toy" / "toy.ipynb")
     return students
 
 
-def _scores(course: Path, student: str) -> dict[str, float]:
+def _scores(paths: CoursePaths, student: str) -> dict[str, float]:
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with Gradebook(paths.db_url) as gb:
         sub = gb.find_submission_notebook("toy", "toy", student)
         return {g.name: g.score for g in sub.grades if g.name.startswith("test_")}
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    course = tmp_path_factory.mktemp("toy_course")
-    students = _build_course(course, guarded=True)
-    r = _nbgrader(course, "autograde")
-    f = _nbgrader(course, "generate_feedback")
-    return course, students, r, f
+    paths = _course_paths(tmp_path_factory.mktemp("toy_course"))
+    students = _build_course(paths)
+    cfg = load_config(paths)  # the course configuration, as the autograder loads it
+    r = _nbgrader(cfg, "autograde")
+    f = _nbgrader(cfg, "generate_feedback")
+    return paths, students, r, f
 
 
-def _autograded(course: Path, student: str) -> nbformat.NotebookNode:
-    return nbformat.read(course / "autograded" / student / "toy" / "toy.ipynb", as_version=4)
+def _autograded(paths: CoursePaths, student: str) -> nbformat.NotebookNode:
+    return nbformat.read(paths.autograded / student / "toy" / "toy.ipynb", as_version=4)
 
 
 def test_course_honest_and_wrong_students_are_graded_normally(course):
@@ -490,13 +475,13 @@ def test_course_changed_test_cells_are_restored_and_never_trusted(course, studen
     assert float(tests["test_square"].metadata["nbgrader"]["points"]) == 2.0
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with Gradebook(course.db_url) as gb:
         assert gb.find_submission_notebook("toy", "toy", student).max_score == 5.0
 
 
 def test_cell_changes_lists_what_each_submission_changed(course):
     course, students, _, _ = course
-    source = release_cells(course / "release" / "toy" / "toy.ipynb")  # what the worker compares with
+    source = release_cells(course.release / "toy" / "toy.ipynb")  # what the worker compares with
     changes = {name: cell_changes(nb, source) for name, nb in students.items()}
     assert changes["honest"] == [] and changes["tamperer"] == [] and changes["wrong_and_leaky"] == []
     assert changes["edited_and_points"] == [
@@ -521,17 +506,17 @@ def test_feedback_shows_points_and_messages_but_no_hidden_code(course):
     course, _, _, f = course
     assert f["success"], f.get("error")
     for student in ("tamperer", "wrong_and_leaky"):
-        html = (course / "feedback" / student / "toy" / "toy.html").read_text()
+        html = (course.feedback / student / "toy" / "toy.html").read_text()
         for hidden in (HIDDEN_SQUARE, HIDDEN_SQUARE_2, HIDDEN_CUBE):
             assert hidden not in html and html_escape(hidden) not in html
         assert "square(-4) == 16" not in html and "range(-50, 50, 7)" not in html and "cube(-3)" not in html
         assert "BEGIN HIDDEN TESTS" not in html and "Traceback (most recent" not in html and "Cell In[" not in html
         assert "tamper guard" not in html and "_hpml_guard" not in html and "vnd.hpml" not in html
     # what it must show: the failure message of the hidden test, the points, the tamper finding
-    wrong = (course / "feedback" / "wrong_and_leaky" / "toy" / "toy.html").read_text()
+    wrong = (course.feedback / "wrong_and_leaky" / "toy" / "toy.html").read_text()
     assert "square is wrong for a negative number" in wrong
     assert "3.0 / 5.0" in wrong and "0.0 / 2.0" in wrong
-    tamperer = (course / "feedback" / "tamperer" / "toy" / "toy.html").read_text()
+    tamperer = (course.feedback / "tamperer" / "toy" / "toy.html").read_text()
     assert "TamperingDetected: numpy.allclose was replaced" in tamperer
 
 
@@ -543,11 +528,9 @@ def test_plain_nbgrader_crashes_on_a_changed_grade_id(course, tmp_path):
     submission is not graded (it would export as 0.0, like a real zero).
     """
     course, _, _, _ = course
-    plain = tmp_path / "plain"
-    shutil.copytree(course, plain, ignore=shutil.ignore_patterns("autograded", "feedback"))
-    config = (plain / "nbgrader_config.py").read_text().replace(repr(str(course)), repr(str(plain)))
-    (plain / "nbgrader_config.py").write_text(config.replace("if True:", "if False:"))
-    r = _nbgrader(plain, "autograde", "deleted_and_renamed")
+    plain = _course_paths(tmp_path / "plain")
+    shutil.copytree(course.root, plain.root, ignore=shutil.ignore_patterns("autograded", "feedback"))
+    r = _nbgrader(_plain_config(plain), "autograde", "deleted_and_renamed")
     assert not r["success"]
     assert "does not exist in the database" in r["log"] and "KeyError: 'grade_id'" in r["log"] + r.get("error", "")
 
