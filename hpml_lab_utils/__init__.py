@@ -8,6 +8,7 @@ from .device import use_cuda_simulator_if_no_gpu as _use_simulator
 
 _use_simulator()  # before anything below can import numba.cuda
 
+from . import machine  # noqa: E402  (hl.machine: cores, caches, memory, FLOPs per cycle of this machine)
 from .config import fast_mode, grading, pick, seed_everything  # noqa: E402
 from .cuda_helpers import (  # noqa: E402
     gpu_only,
@@ -49,6 +50,7 @@ __all__ = [
     "grid_stride_owners",
     "has_cuda",
     "kernel_speedup",
+    "machine",
     "measure_peaks",
     "pick",
     "plot_grid_2d_owners",
