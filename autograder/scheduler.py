@@ -221,7 +221,7 @@ class ForkedWorker:
                 code = 0
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 1
-            except BaseException:  # noqa: BLE001
+            except BaseException:  # noqa: BLE001 - a forked child must reach os._exit, never the parent's code
                 with contextlib.suppress(Exception):
                     traceback.print_exc()
             finally:
