@@ -2,7 +2,8 @@
 #   make demo     set up, then grade the embedded sample class and print the grade table
 #   make test     set up, then lint (ruff) and run the whole test suite (unit, grading end to end, nbval)
 #   make lint     ruff check and ruff format --check (`.venv/bin/ruff format .` fixes the formatting)
-#   make lab      set up, then start JupyterLab on the repository (the students' view)
+#   make lab      set up, then start JupyterLab on the repository (the instructor's view: solutions/ included)
+#   make student-release  write dist/hpml-student: labs, course, hpml_lab_utils and their set-up, no answers
 #   make formgrader  JupyterLab with nbgrader's Formgrader, for instructors
 #   make release  regenerate labs/ from solutions/
 #   make strip    remove outputs and execution counts from every notebook
@@ -28,7 +29,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools browser-tools demo test lint mutants lab formgrader release strip clean-work bench-grading stress-kernels
+.PHONY: setup sandbox-tools browser-tools demo test lint mutants lab formgrader release student-release strip clean-work bench-grading stress-kernels
 
 setup: $(STAMP)
 
@@ -95,6 +96,7 @@ stress-kernels: setup
 	HPML_FAST=1 $(BIN)/python -m tests.stress_kernels --runs $(RUNS)
 
 lab: setup
+	@echo "[lab] the instructor's view: solutions/ holds every answer and hidden test; students use make student-release"
 	$(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) $(LAB_ARGS)
 
 # Instructors: JupyterLab with nbgrader's Formgrader and Create Assignment (autograder/jupyter_instructor),
@@ -104,6 +106,11 @@ formgrader: setup
 
 release: setup
 	$(BIN)/python -m autograder generate
+
+# The student distribution: labs/, course/, hpml_lab_utils/ and their set-up, without solutions, tests or
+# autograder (autograder/student_release.py); publish dist/hpml-student as the students' repository.
+student-release: setup
+	$(BIN)/python -m autograder.student_release --out dist/hpml-student
 
 bench-grading: setup sandbox-tools
 	$(BIN)/python -m autograder.bench_grading
