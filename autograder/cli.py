@@ -29,6 +29,7 @@ from .generate import generate_lab
 from .kernels import KernelMissing
 from .labs import CourseError, grade_cells, list_labs
 from .limits import limits_for
+from .lms import FORMATS, import_download
 from .paths import CoursePaths, CourseRootNotFound
 from .records import GradeResult, StatusStore, scored_in_gradebook
 from .scheduler import default_jobs
@@ -110,6 +111,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--due",
         metavar="DATETIME",
         help="the lab's due date (e.g. '2026-11-20 23:59:00 UTC'); a timestamp.txt after it is late",
+    )
+    p.add_argument(
+        "--roster",
+        metavar="CSV",
+        help="SUBMISSIONS is an LMS download: match its files to students with this roster "
+        "(columns student_id and any of lms_id, email, name; optional submitted_at)",
+    )
+    p.add_argument(
+        "--lms",
+        choices=("auto", *FORMATS),
+        default=None,
+        help="which LMS made the download given with --roster (default: recognised from its file names)",
     )
 
     p = sub.add_parser(
@@ -223,9 +236,17 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
         flush=True,
     )
     print(_isolation_line(), flush=True)
+    submissions = args.submissions
+    if args.lms and not args.roster:
+        raise CourseError("--lms needs --roster: the CSV that says which student each LMS file belongs to")
+    if args.roster:
+        submissions, found = import_download(
+            args.lab, Path(args.submissions), Path(args.roster), paths.work, args.lms or "auto"
+        )
+        print("\n".join(found.report()), flush=True)
     results = autograde_class(
         args.lab,
-        args.submissions,
+        submissions,
         paths,
         progress=lambda line: print(line, flush=True),
         jobs=jobs,
