@@ -124,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="which LMS made the download given with --roster (default: recognised from its file names)",
     )
+    p.add_argument(
+        "--lms-time-zone",
+        metavar="ZONE",
+        default="UTC",
+        help="time zone of the times an LMS writes without one (Brightspace), e.g. Europe/Paris (default UTC)",
+    )
 
     p = sub.add_parser(
         "feedback",
@@ -241,7 +247,7 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
         raise CourseError("--lms needs --roster: the CSV that says which student each LMS file belongs to")
     if args.roster:
         submissions, found = import_download(
-            args.lab, Path(args.submissions), Path(args.roster), paths.work, args.lms or "auto"
+            args.lab, Path(args.submissions), Path(args.roster), paths.work, args.lms or "auto", args.lms_time_zone
         )
         print("\n".join(found.report()), flush=True)
     results = autograde_class(

@@ -31,8 +31,9 @@ import re
 import shutil
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .labs import CourseError
 from .submissions import STUDENT_ID
@@ -229,7 +230,7 @@ def detect(root: Path) -> str:
     return best
 
 
-def canvas_hand_ins(root: Path) -> tuple[list[HandIn], list[str]]:
+def canvas_hand_ins(root: Path, local: tzinfo = timezone.utc) -> tuple[list[HandIn], list[str]]:
     found, bad = [], []
     for path in _files(root):
         m = CANVAS.match(path.name)
@@ -240,7 +241,7 @@ def canvas_hand_ins(root: Path) -> tuple[list[HandIn], list[str]]:
     return found, bad
 
 
-def moodle_hand_ins(root: Path) -> tuple[list[HandIn], list[str]]:
+def moodle_hand_ins(root: Path, local: tzinfo = timezone.utc) -> tuple[list[HandIn], list[str]]:
     found, bad = [], []
     for path in _files(root):
         top = path.relative_to(root).parts[0]
@@ -256,15 +257,15 @@ def moodle_hand_ins(root: Path) -> tuple[list[HandIn], list[str]]:
     return found, bad
 
 
-def _brightspace_time(text: str) -> datetime:
-    """``Sep 24, 2024 926 PM`` (the LMS's local time; here taken as UTC unless the roster says otherwise)."""
+def _brightspace_time(text: str, local: tzinfo) -> datetime:
+    """``Sep 24, 2024 926 PM``, in the LMS's time zone ``local``, as UTC."""
     month_day_year, clock, half = text.rsplit(" ", 2)
     hours, minutes = int(clock[:-2]), int(clock[-2:])
     when = datetime.strptime(f"{month_day_year} {hours}:{minutes:02d} {half}", "%b %d, %Y %I:%M %p")
-    return when.replace(tzinfo=timezone.utc)
+    return when.replace(tzinfo=local).astimezone(timezone.utc)
 
 
-def brightspace_hand_ins(root: Path) -> tuple[list[HandIn], list[str]]:
+def brightspace_hand_ins(root: Path, local: tzinfo = timezone.utc) -> tuple[list[HandIn], list[str]]:
     found, bad = [], []
     for path in _files(root):
         rel = path.relative_to(root)
@@ -275,11 +276,11 @@ def brightspace_hand_ins(root: Path) -> tuple[list[HandIn], list[str]]:
             bad.append(f"{rel}: not named like a Brightspace submission (ids - Name - date - file)")
             continue
         file_name = m["file"] if len(rel.parts) == 1 else path.name
-        found.append(HandIn(path, file_name, name=m["name"], submitted_at=_brightspace_time(m["when"])))
+        found.append(HandIn(path, file_name, name=m["name"], submitted_at=_brightspace_time(m["when"], local)))
     return found, bad
 
 
-def gradescope_hand_ins(root: Path) -> tuple[list[HandIn], list[str]]:
+def gradescope_hand_ins(root: Path, local: tzinfo = timezone.utc) -> tuple[list[HandIn], list[str]]:
     import yaml
 
     try:
@@ -328,12 +329,22 @@ READERS = {
 # --------------------------------------------------------------------------- the class layout
 
 
-def to_class_folder(root: Path, roster: list[RosterEntry], dest: Path, lms: str = "auto") -> LmsImport:
-    """Write ``dest/<student_id>/<file>`` (and ``timestamp.txt``) from the LMS download in ``root``."""
+def to_class_folder(
+    root: Path, roster: list[RosterEntry], dest: Path, lms: str = "auto", time_zone: str = "UTC"
+) -> LmsImport:
+    """Write ``dest/<student_id>/<file>`` (and ``timestamp.txt``) from the LMS download in ``root``.
+
+    ``time_zone`` (an IANA name such as ``Europe/Paris``) is the zone of times
+    the download writes without one (Brightspace's).
+    """
     lms = detect(root) if lms == "auto" else lms
     if lms not in READERS:
         raise CourseError(f"unknown LMS {lms!r}: one of {', '.join(FORMATS)} or auto")
-    hand_ins, bad = READERS[lms](root)
+    try:
+        local = ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise CourseError(f"unknown time zone {time_zone!r}: give an IANA name such as Europe/Paris or UTC") from exc
+    hand_ins, bad = READERS[lms](root, local)
     result = LmsImport(lms, unmatched=list(bad))
     if dest.exists():
         shutil.rmtree(dest)
@@ -361,7 +372,9 @@ def to_class_folder(root: Path, roster: list[RosterEntry], dest: Path, lms: str 
     return result
 
 
-def import_download(lab: str, source: Path, roster_csv: Path, work: Path, lms: str = "auto") -> tuple[Path, LmsImport]:
+def import_download(
+    lab: str, source: Path, roster_csv: Path, work: Path, lms: str = "auto", time_zone: str = "UTC"
+) -> tuple[Path, LmsImport]:
     """Unpack an LMS download (zip or folder) of ``lab`` into ``work/lms/<lab>/`` as student folders.
 
     Returns the class folder to grade and what the import found; the report is
@@ -380,6 +393,6 @@ def import_download(lab: str, source: Path, roster_csv: Path, work: Path, lms: s
         root = _unwrap_download(source)
     else:
         raise CourseError(f"{source} does not exist")
-    result = to_class_folder(root, roster, base / "students", lms)
+    result = to_class_folder(root, roster, base / "students", lms, time_zone)
     (base / "import.txt").write_text("\n".join(result.report()) + "\n")
     return base / "students", result

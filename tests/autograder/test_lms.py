@@ -122,6 +122,18 @@ def test_brightspace_download_gives_submission_times(tmp_path):
     assert result.missing == ["cnoone"]
 
 
+def test_brightspace_times_in_the_lms_time_zone(tmp_path):
+    members = {
+        "1-2 - Jane Doe - Jan 5, 2026 1130 PM/lab01.ipynb": NB,
+        "1-3 - Bob Smith - Jul 5, 2026 1130 PM/lab01.ipynb": NB,
+    }
+    _, result = _import(tmp_path, members, time_zone="America/New_York")
+    assert result.times["jdoe"] == datetime(2026, 1, 6, 4, 30, tzinfo=timezone.utc)  # EST, UTC-5
+    assert result.times["bsmith"] == datetime(2026, 7, 6, 3, 30, tzinfo=timezone.utc)  # EDT, UTC-4
+    with pytest.raises(CourseError, match="unknown time zone 'Mars/Olympus'"):
+        _import(tmp_path, members, time_zone="Mars/Olympus")
+
+
 def test_gradescope_download_with_a_group_hand_in(tmp_path):
     meta = """\
 submission_101:
