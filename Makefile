@@ -4,6 +4,7 @@
 #   make lint     ruff check and ruff format --check (`.venv/bin/ruff format .` fixes the formatting)
 #   make lab      set up, then start JupyterLab on the repository (the instructor's view: solutions/ included)
 #   make student-release  write dist/hpml-student: labs, course, hpml_lab_utils and their set-up, no answers
+#   make hub      a demo class on JupyterHub at 127.0.0.1:8000 (root; DEMO_USERS=yes creates the users); make hub-stop
 #   make formgrader  JupyterLab with nbgrader's Formgrader, for instructors
 #   make release  regenerate labs/ from solutions/
 #   make strip    remove outputs and execution counts from every notebook
@@ -29,7 +30,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools browser-tools demo test lint mutants lab formgrader release student-release strip clean-work bench-grading stress-kernels
+.PHONY: setup sandbox-tools browser-tools hub-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading stress-kernels
 
 setup: $(STAMP)
 
@@ -61,6 +62,29 @@ sandbox-tools:
 	    echo "[setup] bubblewrap not found (apt-get install bubblewrap): grading uses resource limits only"; \
 	  fi; }
 
+# The class JupyterHub (deploy/jupyterhub) needs npm for configurable-http-proxy. As root with apt, install it;
+# otherwise say how (tests/deploy/test_hub.py then skips).
+hub-tools:
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "[setup] installing nodejs and npm (configurable-http-proxy of the class JupyterHub)"; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null 2>&1 || \
+	     (apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null 2>&1)) || \
+	    echo "[setup] could not install npm: the JupyterHub tests will skip"; \
+	  else \
+	    echo "[setup] npm not found (apt-get install nodejs npm): the JupyterHub tests skip"; \
+	  fi; }
+
+# A demo class on JupyterHub at http://127.0.0.1:8000 (root only): the course environment in /opt/hpml-hub,
+# PAM log-in; DEMO_USERS=yes creates the local users instructor, student1..3 (passwords printed).
+hub: hub-tools
+	$(PYTHON) deploy/jupyterhub/hubctl.py install
+	$(PYTHON) deploy/jupyterhub/hubctl.py users $(if $(filter yes,$(DEMO_USERS)),--create-demo-users)
+	$(PYTHON) deploy/jupyterhub/hubctl.py start
+
+hub-stop:
+	$(PYTHON) deploy/jupyterhub/hubctl.py stop
+
 # The browser tests (tests/notebooks/test_browser.py) drive JupyterLab with Debian's Chromium. As root with apt,
 # install it; otherwise say how (the browser tests then skip).
 browser-tools:
@@ -77,7 +101,7 @@ browser-tools:
 demo: setup sandbox-tools
 	$(BIN)/python -m autograder demo
 
-test: setup sandbox-tools browser-tools lint
+test: setup sandbox-tools browser-tools hub-tools lint
 	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=25 tests \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
 

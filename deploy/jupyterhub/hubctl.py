@@ -1,0 +1,387 @@
+"""Install, start and stop the class JupyterHub (run as root): ``python3 deploy/jupyterhub/hubctl.py COMMAND``.
+
+    install                     course environment (venv from a Python every user can run), JupyterHub,
+                                configurable-http-proxy (npm), Jupyter settings for students
+    users --create-demo-users   an instructor and three students as local Unix users (passwords printed)
+    remove-demo-users           delete the users ``users`` created (and only those)
+    start [--port 8000]         start the hub on 127.0.0.1 in the background; print the URL and log-ins
+    stop                        stop the hub (by its process id) and every server it started
+    status                      is it running, where
+
+Everything goes under ``--prefix`` (default ``/opt/hpml-hub``); ``make hub`` runs install, users and
+start. docs/running-a-class.md explains a real deployment (systemd, TLS, real users).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+DEFAULT_PREFIX = Path("/opt/hpml-hub")
+DEMO_MARK = "HPML demo user"  # the GECOS field of users this script creates; only those are ever removed
+DEMO_INSTRUCTOR = "instructor"
+DEMO_STUDENTS = ("student1", "student2", "student3")
+# nbgrader tools that only the instructor sees; students keep Assignments and Validate
+INSTRUCTOR_LAB_PLUGINS = ("formgrader", "create-assignment", "course-list")
+INSTRUCTOR_SERVER_EXTENSIONS = ("formgrader", "course_list")
+
+
+def say(message: str) -> None:
+    print(f"[hub] {message}", flush=True)
+
+
+def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        raise SystemExit("hubctl: run as root (the hub logs users in with PAM and starts their servers as them)")
+
+
+def base_python() -> str:
+    """A Python that every user can execute (a venv of root's own pyenv Python would not run for them)."""
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.access(candidate, os.X_OK) and os.stat(candidate).st_mode & 0o001:
+            return candidate
+    raise SystemExit("hubctl: no world-executable python3 in /usr/bin or /usr/local/bin (apt-get install python3-venv)")
+
+
+# --------------------------------------------------------------------------- install
+
+
+def install(prefix: Path) -> None:
+    """The course environment, JupyterHub and the proxy under ``prefix`` (skipped when already there)."""
+    require_root()
+    venv, proxy = prefix / "venv", prefix / "proxy"
+    prefix.mkdir(parents=True, exist_ok=True)
+    os.chmod(prefix, 0o755)
+    if not (venv / "bin" / "jupyterhub-singleuser").exists():
+        say(f"building the course environment in {venv} (about a minute)")
+        run([base_python(), "-m", "venv", str(venv)])
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        constraints = ["-c", str(REPO / "requirements" / "constraints-cpu.txt")]
+        run([*pip, *constraints, "torch"])
+        run([*pip, *constraints, str(REPO), "jupyterhub>=5,<7"])
+        run(
+            [
+                str(venv / "bin" / "python"),
+                "-m",
+                "ipykernel",
+                "install",
+                "--sys-prefix",
+                "--name",
+                "hpml",
+                "--display-name",
+                "Python 3 (HPML)",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+    else:  # the course package as this checkout has it now (its dependencies are there already)
+        run(
+            [
+                str(venv / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--force-reinstall",
+                str(REPO),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+    if not (proxy / "node_modules" / ".bin" / "configurable-http-proxy").exists():
+        if shutil.which("npm") is None:
+            raise SystemExit("hubctl: npm not found (apt-get install nodejs npm)")
+        say("installing configurable-http-proxy with npm")
+        proxy.mkdir(exist_ok=True)
+        run(
+            [
+                "npm",
+                "install",
+                "--silent",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(proxy),
+                "configurable-http-proxy@5",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+    write_student_settings(venv)
+    state = prefix / "state"
+    state.mkdir(exist_ok=True)
+    os.chmod(state, 0o700)
+    say(f"installed in {prefix}")
+
+
+def write_student_settings(venv: Path) -> None:
+    """Every user's defaults: nbgrader's instructor tools off (the instructor turns them on in their own config)."""
+    etc = venv / "etc" / "jupyter"
+    (etc / "labconfig").mkdir(parents=True, exist_ok=True)
+    (etc / "jupyter_server_config.d").mkdir(parents=True, exist_ok=True)
+    page = {"disabledExtensions": {f"@jupyter/nbgrader:{p}": True for p in INSTRUCTOR_LAB_PLUGINS}}
+    (etc / "labconfig" / "page_config.json").write_text(json.dumps(page, indent=2) + "\n")
+    server = {
+        "ServerApp": {
+            "jpserver_extensions": {f"nbgrader.server_extensions.{e}": False for e in INSTRUCTOR_SERVER_EXTENSIONS}
+        }
+    }
+    (etc / "jupyter_server_config.d" / "zz_hpml_students.json").write_text(json.dumps(server, indent=2) + "\n")
+
+
+def write_instructor_settings(user: str) -> None:
+    """The instructor's own Jupyter settings: Formgrader and Create Assignment on."""
+    home = Path(os.path.expanduser(f"~{user}"))
+    jupyter = home / ".jupyter"
+    (jupyter / "labconfig").mkdir(parents=True, exist_ok=True)
+    page = {"disabledExtensions": {f"@jupyter/nbgrader:{p}": False for p in INSTRUCTOR_LAB_PLUGINS}}
+    (jupyter / "labconfig" / "page_config.json").write_text(json.dumps(page, indent=2) + "\n")
+    server = {
+        "ServerApp": {
+            "jpserver_extensions": {f"nbgrader.server_extensions.{e}": True for e in INSTRUCTOR_SERVER_EXTENSIONS}
+        }
+    }
+    (jupyter / "jupyter_server_config.json").write_text(json.dumps(server, indent=2) + "\n")
+    run(["chown", "-R", f"{user}:{user}", str(jupyter)])
+
+
+# --------------------------------------------------------------------------- demo users
+
+
+def _is_demo_user(name: str) -> bool:
+    import pwd
+
+    try:
+        return pwd.getpwnam(name).pw_gecos == DEMO_MARK
+    except KeyError:
+        return False
+
+
+def _exists(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+def create_demo_users(prefix: Path, instructor: str = DEMO_INSTRUCTOR, students=DEMO_STUDENTS) -> dict[str, str]:
+    """Local users with random passwords; {name: password}, also written to ``state/demo-users.json`` (root only)."""
+    require_root()
+    passwords = {}
+    for name in (instructor, *students):
+        if _exists(name) and not _is_demo_user(name):
+            raise SystemExit(f"hubctl: a user {name!r} already exists and was not made by hubctl: not touching it")
+        if not _exists(name):
+            run(["useradd", "--create-home", "--shell", "/bin/bash", "--comment", DEMO_MARK, name])
+        passwords[name] = secrets.token_urlsafe(9)
+        run(["chpasswd"], input=f"{name}:{passwords[name]}\n", text=True)
+    write_instructor_settings(instructor)
+    state = prefix / "state"
+    state.mkdir(parents=True, exist_ok=True)
+    record = {"instructor": instructor, "students": list(students), "passwords": passwords}
+    (state / "demo-users.json").write_text(json.dumps(record, indent=2) + "\n")
+    os.chmod(state / "demo-users.json", 0o600)
+    return passwords
+
+
+def remove_demo_users(prefix: Path) -> list[str]:
+    require_root()
+    record = prefix / "state" / "demo-users.json"
+    names = []
+    if record.exists():
+        data = json.loads(record.read_text())
+        names = [data["instructor"], *data["students"]]
+    removed = []
+    for name in names:
+        if _is_demo_user(name):
+            subprocess.run(["pkill", "-KILL", "-u", name], check=False)  # their servers and kernels
+            run(["userdel", "--remove", name], stderr=subprocess.DEVNULL)
+            removed.append(name)
+    record.unlink(missing_ok=True)
+    return removed
+
+
+# --------------------------------------------------------------------------- start and stop
+
+
+def _pid(prefix: Path) -> int | None:
+    pid_file = prefix / "state" / "hub.pid"
+    try:
+        pid = int(pid_file.read_text())
+        os.kill(pid, 0)
+        return pid
+    except (OSError, ValueError):
+        return None
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(prefix: Path, port: int, users: list[str], admins: list[str], timeout: float = 60.0) -> str:
+    """Start JupyterHub in the background (its own session); return its URL once it answers."""
+    require_root()
+    if _pid(prefix):
+        raise SystemExit(f"hubctl: the hub is already running (pid {_pid(prefix)}); hubctl.py stop first")
+    state = prefix / "state"
+    url = f"http://127.0.0.1:{port}"
+    env = dict(
+        os.environ,
+        HPML_HUB_PREFIX=str(prefix),
+        HPML_HUB_URL=url,
+        HPML_HUB_API_PORT=str(_free_port()),  # the hub's API and the proxy's, on ports nothing else holds
+        HPML_HUB_PROXY_API_PORT=str(_free_port()),
+        HPML_HUB_USERS=",".join(users),
+        HPML_HUB_ADMINS=",".join(admins),
+        PATH=f"{prefix / 'venv' / 'bin'}:{os.environ.get('PATH', '')}",
+    )
+    log = open(state / "hub.log", "ab")
+    hub = subprocess.Popen(
+        [str(prefix / "venv" / "bin" / "jupyterhub"), "-f", str(HERE / "jupyterhub_config.py")],
+        cwd=state,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    (state / "hub.pid").write_text(str(hub.pid))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if hub.poll() is not None:
+            _kill_leftovers(prefix, hub.pid)
+            raise SystemExit(f"hubctl: the hub exited (code {hub.returncode}); see {state / 'hub.log'}")
+        try:
+            with urllib.request.urlopen(f"{url}/hub/api/", timeout=2) as r:
+                if r.status == 200:
+                    return url
+        except OSError:
+            time.sleep(0.3)
+    stop(prefix)
+    raise SystemExit(f"hubctl: the hub did not answer within {timeout:.0f} s; see {state / 'hub.log'}")
+
+
+def stop(prefix: Path, timeout: float = 20.0) -> bool:
+    """Stop the hub started by :func:`start`: SIGTERM to its process group, SIGKILL after ``timeout``."""
+    pid = _pid(prefix)
+    if pid is None:
+        return False
+    users_servers = _spawned_pids(pid)
+    os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _alive(pid):
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reap it when this process started it
+        time.sleep(0.2)
+    for p in [pid, *users_servers]:
+        if _alive(p):
+            os.kill(p, signal.SIGKILL)
+    (prefix / "state" / "hub.pid").unlink(missing_ok=True)
+    return True
+
+
+def _kill_leftovers(prefix: Path, hub_pid: int) -> None:
+    """After a failed start: the proxy a dead hub may leave behind (its pid file), and the hub's process group."""
+    state = prefix / "state"
+    with contextlib.suppress(OSError, ValueError):
+        os.kill(int((state / "proxy.pid").read_text()), signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.killpg(hub_pid, signal.SIGKILL)
+    (state / "hub.pid").unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _spawned_pids(hub_pid: int) -> list[int]:
+    """Every descendant of the hub (the proxy, each user's server), found through /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [hub_pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hubctl.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--prefix", type=Path, default=DEFAULT_PREFIX, help=f"install folder ({DEFAULT_PREFIX})")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("install")
+    p = sub.add_parser("users")
+    p.add_argument("--create-demo-users", action="store_true", help="really create them (local Unix accounts)")
+    sub.add_parser("remove-demo-users")
+    p = sub.add_parser("start")
+    p.add_argument("--port", type=int, default=8000)
+    sub.add_parser("stop")
+    sub.add_parser("status")
+    args = parser.parse_args(argv)
+    prefix = args.prefix
+    if args.command == "install":
+        install(prefix)
+    elif args.command == "users":
+        if not args.create_demo_users:
+            raise SystemExit(
+                f"hubctl: this creates the local users {DEMO_INSTRUCTOR}, {', '.join(DEMO_STUDENTS)} with "
+                "random passwords; say --create-demo-users (make hub DEMO_USERS=yes) to do it"
+            )
+        for name, password in create_demo_users(prefix).items():
+            say(f"user {name:<10} password {password}")
+    elif args.command == "remove-demo-users":
+        say("removed: " + (", ".join(remove_demo_users(prefix)) or "nothing"))
+    elif args.command == "start":
+        record = prefix / "state" / "demo-users.json"
+        data = json.loads(record.read_text()) if record.exists() else {"instructor": "", "students": []}
+        admins = [data["instructor"]] if data["instructor"] else []
+        url = start(prefix, args.port, data["students"], admins)
+        say(f"JupyterHub at {url} (log: {prefix / 'state' / 'hub.log'}; stop: python3 {__file__} stop)")
+        for name, password in data.get("passwords", {}).items():
+            say(f"log in as {name:<10} password {password}")
+    elif args.command == "stop":
+        say("stopped" if stop(prefix) else "not running")
+    elif args.command == "status":
+        pid = _pid(prefix)
+        say(f"running (pid {pid})" if pid else "not running")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

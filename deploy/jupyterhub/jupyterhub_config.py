@@ -1,0 +1,42 @@
+# JupyterHub for an HPML class: PAM login with local Unix users, each user's server run as that user.
+#
+# Started by deploy/jupyterhub/hubctl.py, which sets the HPML_HUB_* variables below; on a real server,
+# set them in the systemd unit (docs/running-a-class.md). Everything lives under HPML_HUB_PREFIX:
+#   venv/    the course environment every user runs (built from a Python that other users can execute)
+#   proxy/   configurable-http-proxy from npm
+#   state/   the hub's database, cookie secret, proxy token and log (root only)
+import os
+
+c = get_config()  # noqa: F821 (injected by traitlets' config loader)
+
+prefix = os.environ.get("HPML_HUB_PREFIX", "/opt/hpml-hub")
+state = os.path.join(prefix, "state")
+users = {u for u in os.environ.get("HPML_HUB_USERS", "").split(",") if u}
+admins = {u for u in os.environ.get("HPML_HUB_ADMINS", "").split(",") if u}
+
+c.JupyterHub.bind_url = os.environ.get("HPML_HUB_URL", "http://127.0.0.1:8000")
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:" + os.environ.get("HPML_HUB_API_PORT", "8081")
+c.JupyterHub.db_url = "sqlite:///" + os.path.join(state, "jupyterhub.sqlite")
+c.JupyterHub.cookie_secret_file = os.path.join(state, "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = os.path.join(state, "jupyterhub.pid")
+
+# PAM: the users and passwords of this machine. JupyterHub 5+ lets nobody in unless allowed.
+c.JupyterHub.authenticator_class = "pam"
+c.Authenticator.allowed_users = users | admins
+c.Authenticator.admin_users = admins
+
+# each user's single-user server runs as that Unix user, from the shared course environment
+c.JupyterHub.spawner_class = "localprocess"
+# the real path: users must reach it even when the prefix itself is a folder only root can enter
+c.Spawner.cmd = [os.path.realpath(os.path.join(prefix, "venv", "bin", "jupyterhub-singleuser"))]
+c.Spawner.default_url = "/lab"
+c.Spawner.notebook_dir = "~"
+c.Spawner.start_timeout = 120  # a cold start on 2 cores imports JupyterLab and nbgrader's extensions
+c.Spawner.http_timeout = 120
+c.Spawner.environment = {"HPML_FAST": os.environ.get("HPML_FAST", "")}
+
+c.ConfigurableHTTPProxy.command = [
+    os.path.realpath(os.path.join(prefix, "proxy", "node_modules", ".bin", "configurable-http-proxy"))
+]
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:" + os.environ.get("HPML_HUB_PROXY_API_PORT", "8002")
+c.ConfigurableHTTPProxy.pid_file = os.path.join(state, "proxy.pid")
