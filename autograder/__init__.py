@@ -14,12 +14,14 @@ Where things happen, one job per module:
 - nbgrader and the course: ``nbgrader_app`` (configuration, converter runs,
   the gradebook), ``nbgrader_config``, ``labs`` (a lab's notebooks and graded
   cells), ``limits``, ``versions`` (hashes that decide what is graded again),
-  ``submissions`` (finding students' files), ``records`` (statuses, the CSV);
+  ``submissions`` (finding students' files), ``lms`` (an LMS's download and a
+  roster turned into students' folders), ``records`` (statuses, the CSV);
 - grading a class: ``scheduler`` (starts, polls and kills workers),
   ``worker`` (one student), ``job`` (the files a worker and the batch
   exchange), ``execute`` (the Execute preprocessor a worker runs),
   ``classify`` (outcome to status, pure), ``gradebook`` (merging and reading
   points), ``scoring`` (points follow asserts, not stderr);
+- what students receive: ``student_release`` (``make student-release``);
 - isolation: ``sandbox``, ``kernel_launcher``, ``reply_channel``, ``tamper``
   and ``kernel_guard`` (the code that runs inside the student's kernel).
 """
