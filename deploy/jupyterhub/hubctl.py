@@ -30,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DEFAULT_PREFIX = Path("/opt/hpml-hub")
+DEFAULT_EXCHANGE = Path("/srv/nbgrader/exchange")
 DEMO_MARK = "HPML demo user"  # the GECOS field of users this script creates; only those are ever removed
 DEMO_INSTRUCTOR = "instructor"
 DEMO_STUDENTS = ("student1", "student2", "student3")
@@ -123,10 +124,42 @@ def install(prefix: Path) -> None:
             stdout=subprocess.DEVNULL,
         )
     write_student_settings(venv)
+    write_nbgrader_settings(venv)
+    make_exchange(DEFAULT_EXCHANGE)
     state = prefix / "state"
     state.mkdir(exist_ok=True)
     os.chmod(state, 0o700)
     say(f"installed in {prefix}")
+
+
+NBGRADER_SETTINGS = """\
+# nbgrader settings of every user of the class hub (written by deploy/jupyterhub/hubctl.py install)
+import os
+
+c = get_config()  # noqa: F821
+c.CourseDirectory.course_id = "hpml"
+# the exchange: made by root (hubctl.py install); $HPML_EXCHANGE points a test class elsewhere
+c.Exchange.root = os.environ.get("HPML_EXCHANGE", "{exchange}")
+"""
+
+
+def write_nbgrader_settings(venv: Path, exchange: Path | None = None) -> None:
+    """Course id and exchange for nbgrader's Assignments tab, Validate and its command line, for every user."""
+    etc = venv / "etc" / "jupyter"
+    etc.mkdir(parents=True, exist_ok=True)
+    (etc / "nbgrader_config.py").write_text(NBGRADER_SETTINGS.format(exchange=exchange or DEFAULT_EXCHANGE))
+
+
+def make_exchange(root: Path) -> Path:
+    """nbgrader's exchange folder: made by root, every user may create entries in it (mode 0777, as nbgrader wants)."""
+    require_root()
+    root.mkdir(parents=True, exist_ok=True)
+    os.chmod(root, 0o777)
+    for parent in root.parents:  # every user must be able to reach it
+        mode = os.stat(parent).st_mode
+        if not mode & 0o001:
+            raise SystemExit(f"hubctl: {parent} is closed to other users: put the exchange where all can reach it")
+    return root
 
 
 def write_student_settings(venv: Path) -> None:
@@ -190,7 +223,20 @@ def create_demo_users(prefix: Path, instructor: str = DEMO_INSTRUCTOR, students=
         if _exists(name) and not _is_demo_user(name):
             raise SystemExit(f"hubctl: a user {name!r} already exists and was not made by hubctl: not touching it")
         if not _exists(name):
-            run(["useradd", "--create-home", "--shell", "/bin/bash", "--comment", DEMO_MARK, name])
+            # a home only its owner can read: Debian's default (0755) would show one student's work to all
+            run(
+                [
+                    "useradd",
+                    "--create-home",
+                    "--key",
+                    "HOME_MODE=0700",
+                    "--shell",
+                    "/bin/bash",
+                    "--comment",
+                    DEMO_MARK,
+                    name,
+                ]
+            )
         passwords[name] = secrets.token_urlsafe(9)
         run(["chpasswd"], input=f"{name}:{passwords[name]}\n", text=True)
     write_instructor_settings(instructor)

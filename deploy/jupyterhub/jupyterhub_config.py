@@ -34,6 +34,8 @@ c.Spawner.notebook_dir = "~"
 c.Spawner.start_timeout = 120  # a cold start on 2 cores imports JupyterLab and nbgrader's extensions
 c.Spawner.http_timeout = 120
 c.Spawner.environment = {"HPML_FAST": os.environ.get("HPML_FAST", "")}
+if os.environ.get("HPML_EXCHANGE"):  # another exchange than the one in the environment's nbgrader_config.py
+    c.Spawner.environment["HPML_EXCHANGE"] = os.environ["HPML_EXCHANGE"]
 
 c.ConfigurableHTTPProxy.command = [
     os.path.realpath(os.path.join(prefix, "proxy", "node_modules", ".bin", "configurable-http-proxy"))
