@@ -36,7 +36,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .labs import CourseError
-from .submissions import STUDENT_ID
+from .submissions import STUDENT_ID, is_visible
 
 FORMATS = ("canvas", "moodle", "brightspace", "gradescope")
 NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f %Z"  # what nbgrader writes in timestamp.txt (UTC)
@@ -190,11 +190,7 @@ def match(hand_in: HandIn, roster: list[RosterEntry]) -> tuple[RosterEntry | Non
 
 
 def _files(root: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file() and not any(part.startswith((".", "__MACOSX")) for part in p.relative_to(root).parts)
-    )
+    return sorted(p for p in root.rglob("*") if p.is_file() and is_visible(p, root))
 
 
 def _lms_named(name: str) -> bool:
@@ -204,7 +200,7 @@ def _lms_named(name: str) -> bool:
 def _unwrap_download(root: Path) -> Path:
     """Descend through folders that only wrap the download (``Lab 01/...``): one folder, named by no LMS rule."""
     while True:
-        entries = [p for p in root.iterdir() if not p.name.startswith((".", "__MACOSX"))]
+        entries = [p for p in root.iterdir() if is_visible(p, root)]
         if len(entries) == 1 and entries[0].is_dir() and not _lms_named(entries[0].name):
             root = entries[0]
         else:

@@ -57,13 +57,14 @@ def normalize_stem(stem: str) -> str:
     return re.sub(r"[\s\-.]+", "_", s)
 
 
-def _visible(path: Path, root: Path) -> bool:
+def is_visible(path: Path, root: Path) -> bool:
+    """False for checkpoints, macOS debris, caches and hidden files: what nobody handed in on purpose."""
     parts = path.relative_to(root).parts
     return not any(p in _IGNORED_DIRS or p.startswith(".") for p in parts)
 
 
 def _notebook_files(folder: Path) -> list[Path]:
-    found = [p for p in folder.rglob("*.ipynb") if p.is_file() and _visible(p, folder)]
+    found = [p for p in folder.rglob("*.ipynb") if p.is_file() and is_visible(p, folder)]
     return sorted(found, key=lambda p: (len(p.relative_to(folder).parts), str(p.relative_to(folder)).lower()))
 
 
@@ -99,7 +100,7 @@ def discover(root: Path, lab_notebooks: list[str]) -> list[Submission]:
     """One :class:`Submission` per student folder directly under ``root`` (sorted by student id)."""
     root = Path(root)
     subs = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and _visible(p, root)):
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and is_visible(p, root)):
         sid = folder.name
         if not STUDENT_ID.match(sid):
             subs.append(
@@ -136,7 +137,7 @@ def discover(root: Path, lab_notebooks: list[str]) -> list[Submission]:
 def unwrap(root: Path) -> Path:
     """Descend through wrapper folders (a zip of ``submissions/<student>/...``) to the folder of students."""
     while True:
-        entries = [p for p in root.iterdir() if _visible(p, root)]
+        entries = [p for p in root.iterdir() if is_visible(p, root)]
         dirs = [p for p in entries if p.is_dir()]
         if len(dirs) == 1 and len(entries) == 1 and not any(dirs[0].glob("*.ipynb")):
             root = dirs[0]

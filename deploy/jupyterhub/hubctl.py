@@ -69,42 +69,17 @@ def install(prefix: Path) -> None:
     venv, proxy = prefix / "venv", prefix / "proxy"
     prefix.mkdir(parents=True, exist_ok=True)
     os.chmod(prefix, 0o755)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     if not (venv / "bin" / "jupyterhub-singleuser").exists():
         say(f"building the course environment in {venv} (about a minute)")
         run([base_python(), "-m", "venv", str(venv)])
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
         constraints = ["-c", str(REPO / "requirements" / "constraints-cpu.txt")]
         run([*pip, *constraints, "torch"])
         run([*pip, *constraints, str(REPO), "jupyterhub>=5,<7"])
-        run(
-            [
-                str(venv / "bin" / "python"),
-                "-m",
-                "ipykernel",
-                "install",
-                "--sys-prefix",
-                "--name",
-                "hpml",
-                "--display-name",
-                "Python 3 (HPML)",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
+        kernel = ["--sys-prefix", "--name", "hpml", "--display-name", "Python 3 (HPML)"]
+        run([str(venv / "bin" / "python"), "-m", "ipykernel", "install", *kernel], stdout=subprocess.DEVNULL)
     else:  # the course package as this checkout has it now (its dependencies are there already)
-        run(
-            [
-                str(venv / "bin" / "python"),
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                "--no-deps",
-                "--force-reinstall",
-                str(REPO),
-            ],
-            stdout=subprocess.DEVNULL,
-        )
+        run([*pip, "--no-deps", "--force-reinstall", str(REPO)], stdout=subprocess.DEVNULL)
     if not (proxy / "node_modules" / ".bin" / "configurable-http-proxy").exists():
         if shutil.which("npm") is None:
             raise SystemExit("hubctl: npm not found (apt-get install nodejs npm)")
@@ -162,57 +137,43 @@ def make_exchange(root: Path) -> Path:
     return root
 
 
-def write_student_settings(venv: Path) -> None:
-    """Every user's defaults: nbgrader's instructor tools off (the instructor turns them on in their own config)."""
-    etc = venv / "etc" / "jupyter"
-    (etc / "labconfig").mkdir(parents=True, exist_ok=True)
-    (etc / "jupyter_server_config.d").mkdir(parents=True, exist_ok=True)
-    page = {"disabledExtensions": {f"@jupyter/nbgrader:{p}": True for p in INSTRUCTOR_LAB_PLUGINS}}
-    (etc / "labconfig" / "page_config.json").write_text(json.dumps(page, indent=2) + "\n")
+def _write_nbgrader_tools(config_dir: Path, server_file: str, on: bool) -> None:
+    """Jupyter settings in ``config_dir`` that turn nbgrader's instructor tools on or off (lab plug-ins, server)."""
+    (config_dir / server_file).parent.mkdir(parents=True, exist_ok=True)
+    (config_dir / "labconfig").mkdir(parents=True, exist_ok=True)
+    page = {"disabledExtensions": {f"@jupyter/nbgrader:{p}": not on for p in INSTRUCTOR_LAB_PLUGINS}}
+    (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(page, indent=2) + "\n")
     server = {
         "ServerApp": {
-            "jpserver_extensions": {f"nbgrader.server_extensions.{e}": False for e in INSTRUCTOR_SERVER_EXTENSIONS}
+            "jpserver_extensions": {f"nbgrader.server_extensions.{e}": on for e in INSTRUCTOR_SERVER_EXTENSIONS}
         }
     }
-    (etc / "jupyter_server_config.d" / "zz_hpml_students.json").write_text(json.dumps(server, indent=2) + "\n")
+    (config_dir / server_file).write_text(json.dumps(server, indent=2) + "\n")
+
+
+def write_student_settings(venv: Path) -> None:
+    """Every user's defaults: nbgrader's instructor tools off (the instructor turns them on in their own config)."""
+    _write_nbgrader_tools(venv / "etc" / "jupyter", "jupyter_server_config.d/zz_hpml_students.json", on=False)
 
 
 def write_instructor_settings(user: str) -> None:
     """The instructor's own Jupyter settings: Formgrader and Create Assignment on."""
-    home = Path(os.path.expanduser(f"~{user}"))
-    jupyter = home / ".jupyter"
-    (jupyter / "labconfig").mkdir(parents=True, exist_ok=True)
-    page = {"disabledExtensions": {f"@jupyter/nbgrader:{p}": False for p in INSTRUCTOR_LAB_PLUGINS}}
-    (jupyter / "labconfig" / "page_config.json").write_text(json.dumps(page, indent=2) + "\n")
-    server = {
-        "ServerApp": {
-            "jpserver_extensions": {f"nbgrader.server_extensions.{e}": True for e in INSTRUCTOR_SERVER_EXTENSIONS}
-        }
-    }
-    (jupyter / "jupyter_server_config.json").write_text(json.dumps(server, indent=2) + "\n")
+    jupyter = Path(os.path.expanduser(f"~{user}")) / ".jupyter"
+    _write_nbgrader_tools(jupyter, "jupyter_server_config.json", on=True)
     run(["chown", "-R", f"{user}:{user}", str(jupyter)])
 
 
 # --------------------------------------------------------------------------- demo users
 
 
-def _is_demo_user(name: str) -> bool:
+def _gecos(name: str) -> str | None:
+    """The comment field of local user ``name``, or None when there is no such user."""
     import pwd
 
     try:
-        return pwd.getpwnam(name).pw_gecos == DEMO_MARK
+        return pwd.getpwnam(name).pw_gecos
     except KeyError:
-        return False
-
-
-def _exists(name: str) -> bool:
-    import pwd
-
-    try:
-        pwd.getpwnam(name)
-        return True
-    except KeyError:
-        return False
+        return None
 
 
 def create_demo_users(prefix: Path, instructor: str = DEMO_INSTRUCTOR, students=DEMO_STUDENTS) -> dict[str, str]:
@@ -220,9 +181,10 @@ def create_demo_users(prefix: Path, instructor: str = DEMO_INSTRUCTOR, students=
     require_root()
     passwords = {}
     for name in (instructor, *students):
-        if _exists(name) and not _is_demo_user(name):
+        gecos = _gecos(name)
+        if gecos is not None and gecos != DEMO_MARK:
             raise SystemExit(f"hubctl: a user {name!r} already exists and was not made by hubctl: not touching it")
-        if not _exists(name):
+        if gecos is None:
             # a home only its owner can read: Debian's default (0755) would show one student's work to all
             run(
                 [
@@ -257,7 +219,7 @@ def remove_demo_users(prefix: Path) -> list[str]:
         names = [data["instructor"], *data["students"]]
     removed = []
     for name in names:
-        if _is_demo_user(name):
+        if _gecos(name) == DEMO_MARK:
             subprocess.run(["pkill", "-KILL", "-u", name], check=False)  # their servers and kernels
             run(["userdel", "--remove", name], stderr=subprocess.DEVNULL)
             removed.append(name)
@@ -303,7 +265,7 @@ def start(prefix: Path, port: int, users: list[str], admins: list[str], timeout:
         HPML_HUB_ADMINS=",".join(admins),
         PATH=f"{prefix / 'venv' / 'bin'}:{os.environ.get('PATH', '')}",
     )
-    log = open(state / "hub.log", "ab")
+    log = open(state / "hub.log", "ab")  # left open: the hub writes to it after this function returns
     hub = subprocess.Popen(
         [str(prefix / "venv" / "bin" / "jupyterhub"), "-f", str(HERE / "jupyterhub_config.py")],
         cwd=state,
