@@ -294,13 +294,14 @@ def autograde_class(
     store = StatusStore(paths.statuses)
     tasks, reused = [], {}
     for sub in subs:
-        stamp = _timestamp_file(sub)
+        stamp = _nbgrader_file(sub, "timestamp.txt")
         task = GradingTask(
             sub.student_id,
             dict(sub.notebooks),
             note=sub.note,
             folder=sub.folder,
             timestamp=stamp,
+            secret=_nbgrader_file(sub, "submission_secret.txt"),
             problem=sub.problem,
             sub_hash=submission_hash(sub.notebooks, stamp),
         )
@@ -365,9 +366,12 @@ def _skip_reason(
     return prev
 
 
-def _timestamp_file(sub: Submission) -> Path | None:
-    """nbgrader's ``timestamp.txt`` of a submission: in the student's folder or beside the notebook."""
-    places = [sub.folder / "timestamp.txt"] + [Path(p).parent / "timestamp.txt" for p in sub.notebooks.values()]
+def _nbgrader_file(sub: Submission, name: str) -> Path | None:
+    """A file ``nbgrader submit`` wrote beside the notebooks (``timestamp.txt``, ``submission_secret.txt``).
+
+    Looked for in the student's folder, then beside each notebook.
+    """
+    places = [sub.folder / name] + [Path(p).parent / name for p in sub.notebooks.values()]
     return next((p for p in places if p.is_file()), None)
 
 

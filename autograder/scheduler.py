@@ -46,6 +46,8 @@ class GradingTask:
     note: str = ""
     folder: Path | None = None
     timestamp: Path | None = None
+    # nbgrader's key for this submission's feedback in the exchange (``release_feedback``)
+    secret: Path | None = None
     problem: str = ""
     sub_hash: str = ""
     # set when its worker runs
@@ -86,6 +88,28 @@ def kernel_threads(jobs: int) -> dict[str, str]:
     return {name: threads for name in THREAD_VARIABLES}
 
 
+def stage_submission(task: GradingTask, dest: Path) -> None:
+    """Put the task's notebooks and nbgrader's files in ``dest`` (``submitted/<student>/<lab>``), and nothing else.
+
+    The folder is built afresh, so that no file of an earlier hand-in (its
+    ``timestamp.txt``) carries over; beside the old one first, because the
+    student's files may be inside it (grading ``submitted/`` again).
+    """
+    fresh = dest.with_name(f".{dest.name}.new")
+    if fresh.exists():
+        shutil.rmtree(fresh)
+    fresh.mkdir(parents=True)
+    for name, path in task.notebooks.items():
+        shutil.copyfile(path, fresh / f"{name}.ipynb")
+    if task.timestamp is not None:
+        shutil.copyfile(task.timestamp, fresh / "timestamp.txt")
+    if task.secret is not None:
+        shutil.copyfile(task.secret, fresh / "submission_secret.txt")
+    if dest.exists():
+        shutil.rmtree(dest)
+    fresh.rename(dest)
+
+
 def start_worker(
     lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: Limits, jobs: int = 1
 ) -> None:
@@ -95,12 +119,7 @@ def start_worker(
         shutil.rmtree(job)
     job.mkdir(parents=True)
     shutil.copyfile(snapshot, job / GRADEBOOK)
-    dest = paths.submitted / task.student_id / lab
-    dest.mkdir(parents=True, exist_ok=True)
-    for name, path in task.notebooks.items():
-        shutil.copyfile(path, dest / f"{name}.ipynb")
-    if task.timestamp is not None:
-        shutil.copyfile(task.timestamp, dest / "timestamp.txt")
+    stage_submission(task, paths.submitted / task.student_id / lab)
     env = dict(os.environ, HPML_COURSE_ROOT=str(paths.root), HPML_GRADING_DIR=str(paths.work), **ENV_FOR_KERNELS)
     env.update(kernel_threads(jobs))
     limits.to_env(env)  # the worker, its nbgrader and its kernel launcher all read the limits from here

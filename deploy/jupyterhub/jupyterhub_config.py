@@ -42,3 +42,16 @@ c.ConfigurableHTTPProxy.command = [
 ]
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:" + os.environ.get("HPML_HUB_PROXY_API_PORT", "8002")
 c.ConfigurableHTTPProxy.pid_file = os.path.join(state, "proxy.pid")
+
+# started and stopped with the hub, as root: hands each finished submission in nbgrader's inbound to the
+# instructor (mode 0700), where nbgrader leaves it readable and writable by every user (inbound_guard.py)
+c.JupyterHub.services = [
+    {
+        "name": "inbound-guard",
+        "command": [
+            os.path.realpath(os.path.join(prefix, "venv", "bin", "python3")),
+            os.path.join(os.path.dirname(os.path.abspath(__file__)), "inbound_guard.py"),
+            os.environ.get("HPML_EXCHANGE", "/srv/nbgrader/exchange"),
+        ],
+    }
+]

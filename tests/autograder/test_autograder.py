@@ -22,6 +22,7 @@ from autograder import (
     autograde,
     cli,
     export,
+    feedback,
     generate,
     gradebook,
     labs,
@@ -659,6 +660,32 @@ def test_late_submission_by_timestamp(toy_course, tmp_path):
     assert "after the due date" in out["late_perfect"].message
     rows = {r.student_id: r for r in export.collect_results(toy_course)}
     assert rows["late_perfect"].status == "late" and "after the due date" in rows["late_perfect"].message
+
+
+@pytest.mark.slow
+def test_nbgrader_submit_files_reach_the_feedback_and_never_outlive_their_hand_in(toy_course, tmp_path):
+    """``nbgrader release_feedback`` needs the hand-in's timestamp.txt and submission_secret.txt beside the HTML."""
+    release = generate.generate_lab(TOY, toy_course)[0]
+    files = sample_class.build_sample_class(tmp_path / "subs", toy_course.source / TOY / f"{TOY}.ipynb", release)
+    hand_in = files["perfect"].parent
+    (hand_in / "timestamp.txt").write_text("2026-11-21 10:00:00.000000 UTC")
+    (hand_in / "submission_secret.txt").write_text("f00d" * 32)
+    due = "2026-11-20 23:59:00 UTC"
+    first = autograde.autograde_class(TOY, tmp_path / "subs", toy_course, None, due=due, students=["perfect"])
+    assert first[0].status == "late"
+    made = feedback.feedback_lab(TOY, toy_course, students=["perfect"], progress=None)
+    assert isinstance(made["perfect"], Path), made
+    folder = toy_course.feedback / "perfect" / TOY
+    assert (folder / "submission_secret.txt").read_text() == "f00d" * 32
+    assert (folder / "timestamp.txt").read_text().startswith("2026-11-21")
+    # the same student hands in again through an LMS, with no nbgrader files: the old timestamp is gone
+    (hand_in / "timestamp.txt").unlink()
+    (hand_in / "submission_secret.txt").unlink()
+    again = autograde.autograde_class(
+        TOY, tmp_path / "subs", toy_course, None, due=due, students=["perfect"], force=True
+    )
+    assert again[0].status == GRADED
+    assert sorted(p.name for p in (toy_course.submitted / "perfect" / TOY).iterdir()) == [f"{TOY}.ipynb"]
 
 
 def test_grading_kernels_share_the_cores_among_jobs():

@@ -1,18 +1,25 @@
 """nbgrader's exchange between real Unix users, graded by our autograder (root only).
 
-The instructor releases lab01 to an exchange made by root; student1 fetches it
-and submits the reference answers, student2 a wrong answer, student3 the
-reference after the due date; the instructor collects, and ``python -m
-autograder autograde`` grades the collected folder. Each step runs as that
-user (``runuser``) with the hub's course environment (``/opt/hpml-hub``).
-Then, as student2: no listing of the exchange's inbound, no reading of
-student1's home, nor of the instructor's course folder and gradebook.
+The whole cycle of a class, each step run as that user (``runuser``) with the
+hub's course environment (``/opt/hpml-hub``): the instructor releases lab01 to
+an exchange made by root; student1 fetches it and submits the reference
+answers, student2 a wrong answer, student3 the reference after the due date,
+while ``inbound_guard.py`` hands each finished submission to the instructor;
+the instructor collects, ``python -m autograder autograde`` grades the
+collected folder and ``feedback`` writes the pages beside it; the instructor
+releases the feedback and each student fetches their own.
+Then, as student2: no listing of the exchange's inbound or feedback, no reading
+of student1's submission (which nbgrader alone leaves readable), home or
+feedback, nor of the instructor's course folder and gradebook.
 """
 
 from __future__ import annotations
 
+import pwd
+import shlex
 import shutil
 import subprocess
+import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +38,12 @@ pytestmark = pytest.mark.hub
 INSTRUCTOR = "hpmlt-instructor"
 STUDENTS = ("hpmlt-student1", "hpmlt-student2", "hpmlt-student3")
 NBGRADER = hubctl.DEFAULT_PREFIX / "venv" / "bin"
+GUARD = hubctl.HERE / "inbound_guard.py"
+
+
+def q(path: Path) -> str:
+    """A path for the shell: nbgrader's inbound names hold spaces (the time)."""
+    return shlex.quote(str(path))
 
 
 def as_user(user: str, command: str, exchange: Path, check: bool = True) -> subprocess.CompletedProcess:
@@ -62,46 +75,114 @@ def cycle(tmp_path_factory):
 def _run_cycle(exchange: Path, grading: Path) -> dict:
     t0 = time.monotonic()
     home = Path(f"/home/{INSTRUCTOR}")
+    course_dir = home / "course"
     paths = CoursePaths.from_env(work=grading)
     release = generate.register_lab(LAB, paths)[0]
     answers = sample_class.build_sample_class(grading / "answers", SOURCE, release)
-    course_release = home / "course" / "release" / LAB
+    course_release = course_dir / "release" / LAB
     course_release.mkdir(parents=True)
     shutil.copy(release, course_release / release.name)
-    subprocess.run(["chown", "-R", f"{INSTRUCTOR}:", str(home / "course")], check=True)
+    subprocess.run(["chown", "-R", f"{INSTRUCTOR}:", str(course_dir)], check=True)
     course = "--CourseDirectory.root=$HOME/course"
     as_user(INSTRUCTOR, f"nbgrader release_assignment {LAB} {course}", exchange)
+    inbound = exchange / "hpml" / "inbound"
 
-    def hand_in(student: str, kind: str) -> None:
+    def hand_in(student: str, kind: str) -> Path:
         as_user(student, f"nbgrader fetch_assignment {LAB}", exchange)
         mine = Path(f"/home/{student}/{LAB}/{release.name}")
         nbformat.write(nbformat.read(answers[kind], as_version=4), mine)
         subprocess.run(["chown", f"{student}:", str(mine)], check=True)
         as_user(student, f"nbgrader submit {LAB}", exchange)
+        (folder,) = inbound.glob(f"{student}+{LAB}+*")  # one hand-in each
+        return folder
 
-    hand_in(STUDENTS[0], "perfect")
-    hand_in(STUDENTS[1], "one_wrong")
-    time.sleep(1.1)
-    due = datetime.now(timezone.utc)
-    time.sleep(1.1)
-    hand_in(STUDENTS[2], "perfect")
+    first = hand_in(STUDENTS[0], "perfect")
+    # the hole nbgrader leaves: whoever learns the folder's name reads the answers
+    peek = as_user(STUDENTS[1], f"cat {q(first / release.name)}", exchange, check=False)
+    readable_before = peek.returncode == 0
+    guard = subprocess.Popen(
+        [sys.executable, str(GUARD), str(exchange), "--every", "0.2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        _wait_until_locked([first])
+        second = hand_in(STUDENTS[1], "one_wrong")
+        time.sleep(1.1)
+        due = datetime.now(timezone.utc)
+        time.sleep(1.1)
+        third = hand_in(STUDENTS[2], "perfect")
+        _wait_until_locked([first, second, third])
+    finally:
+        guard.terminate()
+        guard_log = guard.communicate(timeout=10)[0]
     as_user(INSTRUCTOR, f"nbgrader collect {LAB} {course}", exchange)
-    collected = home / "course" / "submitted"
+    # graded here as root, into a grading folder of its own (a kernel that root starts without capabilities
+    # cannot enter a home of mode 0700); an instructor grading as themselves can say --grading-dir ~/course
     due_text = due.strftime("%Y-%m-%d %H:%M:%S UTC")
-    code = cli.main(["autograde", LAB, str(collected), "--grading-dir", str(grading), "--due", due_text, "--jobs", "2"])
-    assert code == 0
+    grade = ["autograde", LAB, str(course_dir / "submitted"), "--due", due_text, "--jobs", "2"]
+    assert cli.main(["--grading-dir", str(grading), *grade]) == 0
+    assert cli.main(["--grading-dir", str(grading), "feedback", LAB]) == 0
+    # nbgrader release_feedback reads feedback/<student>/<lab>/ of the course folder
+    shutil.copytree(paths.feedback, course_dir / "feedback")
+    subprocess.run(["chown", "-R", f"{INSTRUCTOR}:", str(course_dir / "feedback")], check=True)
+    as_user(INSTRUCTOR, f"nbgrader release_feedback {LAB} {course}", exchange)
+    for student in STUDENTS:
+        as_user(student, f"nbgrader fetch_feedback {LAB}", exchange)
+    seconds = time.monotonic() - t0
     rows = {r.student_id: r for r in export.collect_results(paths)}
-    return {"rows": rows, "exchange": exchange, "seconds": time.monotonic() - t0, "home": home}
+    return {
+        "rows": rows,
+        "exchange": exchange,
+        "seconds": seconds,
+        "home": home,
+        "inbound": [first, second, third],
+        "readable_before": readable_before,
+        "guard_log": guard_log,
+        "pages": {s: paths.feedback / s / LAB / f"{LAB}.html" for s in STUDENTS},
+    }
+
+
+def _wait_until_locked(folders: list[Path], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(f.stat().st_uid == _uid(INSTRUCTOR) and f.stat().st_mode & 0o777 == 0o700 for f in folders):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the inbound guard did not lock {folders} within {timeout:.0f} s")
+
+
+def _uid(user: str) -> int:
+    return pwd.getpwnam(user).pw_uid
+
+
+def _fetched_pages(student: str) -> list[Path]:
+    """The feedback pages ``nbgrader fetch_feedback`` put in the student's home (one folder per hand-in)."""
+    return sorted(Path(f"/home/{student}/{LAB}/feedback").glob("*/*.html"))
 
 
 def test_submissions_through_the_exchange_are_graded_with_late_status(cycle):
     rows = cycle["rows"]
-    print(f"release, fetch, 3 submissions, collect and autograde: {cycle['seconds']:.1f} s")
+    print(f"release, fetch, 3 submissions, collect, autograde, feedback released and fetched: {cycle['seconds']:.1f} s")
     assert sorted(rows) == sorted(STUDENTS)
     perfect, wrong, late = (rows[s] for s in STUDENTS)
     assert perfect.status == "graded" and wrong.status == "graded" and late.status == "late"
     assert perfect.score == late.score and wrong.score < perfect.score
     assert sample_class.WRONG_TEST in wrong.message
+
+
+def test_each_student_fetches_their_own_feedback_and_no_one_elses(cycle):
+    pages = cycle["pages"]
+    for student in STUDENTS:
+        (fetched,) = _fetched_pages(student)
+        assert fetched.name == f"{LAB}.html"
+        assert fetched.read_bytes() == pages[student].read_bytes(), f"{student} got another page"
+    assert pages[STUDENTS[0]].read_bytes() != pages[STUDENTS[1]].read_bytes()
+    spy, feedback = STUDENTS[1], cycle["exchange"] / "hpml" / "feedback"
+    assert as_user(spy, f"ls {feedback}", cycle["exchange"], check=False).returncode != 0
+    (page,) = _fetched_pages(STUDENTS[0])
+    assert as_user(spy, f"cat {page}", cycle["exchange"], check=False).returncode != 0
 
 
 def test_a_student_cannot_see_other_students_work_or_the_instructors(cycle):
@@ -111,3 +192,16 @@ def test_a_student_cannot_see_other_students_work_or_the_instructors(cycle):
     assert as_user(spy, f"cat /home/{STUDENTS[0]}/{LAB}/{LAB}.ipynb", exchange, check=False).returncode != 0
     assert as_user(spy, f"ls {cycle['home']}/course/submitted", exchange, check=False).returncode != 0
     assert as_user(spy, f"cat {cycle['home']}/course/gradebook.db", exchange, check=False).returncode != 0
+
+
+def test_the_inbound_guard_closes_submissions_that_nbgrader_leaves_open(cycle):
+    exchange, spy = cycle["exchange"], STUDENTS[1]
+    assert cycle["readable_before"], "nbgrader's inbound was already closed: the guard's test proves nothing"
+    first = cycle["inbound"][0]
+    assert f"locked {first.name}" in cycle["guard_log"]
+    for folder in cycle["inbound"]:
+        assert folder.stat().st_uid == _uid(INSTRUCTOR) and folder.stat().st_mode & 0o777 == 0o700
+    assert as_user(spy, f"cat {q(first / (LAB + '.ipynb'))}", exchange, check=False).returncode != 0
+    assert as_user(spy, f"touch {q(first / 'planted.txt')}", exchange, check=False).returncode != 0
+    # nor can its author change a hand-in after the fact
+    assert as_user(STUDENTS[0], f"touch {q(first / 'late-edit.txt')}", exchange, check=False).returncode != 0

@@ -133,11 +133,25 @@ def test_a_wrong_password_or_an_unlisted_user_gets_no_server(hub):
     assert _status(opener, f"{hub['url']}/hub/api/user") in (401, 403)
 
 
+def _guard_pids(hub_pid: int) -> list[int]:
+    """The hub's inbound-guard service (inbound_guard.py), found among the hub's descendants."""
+    return [p for p in hubctl._spawned_pids(hub_pid) if "inbound_guard.py" in Path(f"/proc/{p}/cmdline").read_text()]
+
+
+def test_the_hub_runs_the_inbound_guard_as_root(hub):
+    pid = int((hub["prefix"] / "state" / "hub.pid").read_text())
+    (guard,) = _guard_pids(pid)
+    assert os.stat(f"/proc/{guard}").st_uid == 0  # it changes owners in the exchange
+    assert "root" in _owners_of("inbound_guard.py")
+
+
 def test_stop_ends_the_hub_the_proxy_and_every_server(hub):
     pid = int((hub["prefix"] / "state" / "hub.pid").read_text())
     spawned = hubctl._spawned_pids(pid)
     assert spawned, "the hub should have started the proxy and the servers"
+    assert _guard_pids(pid)
     assert hubctl.stop(hub["prefix"])
     assert not hubctl._alive(pid) and not any(hubctl._alive(p) for p in spawned)
     assert not (_owners_of("jupyterhub-singleuser") & {INSTRUCTOR, *STUDENTS})
+    assert not _owners_of("inbound_guard.py")
     assert not Path(hub["prefix"] / "state" / "hub.pid").exists()

@@ -1,0 +1,101 @@
+"""Hand each finished submission in nbgrader's inbound to the instructor, mode 0700 (run as root).
+
+``nbgrader submit`` leaves ``<exchange>/<course>/inbound/<student>+<lab>+<time>+<random>/``
+with mode 0777 and its files 0644: only the random suffix hides it, and any user
+who learns the name can read another student's answers or write into them. This
+guard gives each such folder to the owner of ``inbound/`` (the instructor who
+released the lab) with mode 0700: the student who submitted, and every other
+student, can no longer enter it; ``nbgrader collect`` (run by the instructor)
+reads it as before. Students see their own hand-ins from nbgrader's cache in
+their home, never from the inbound.
+
+    python3 deploy/jupyterhub/inbound_guard.py EXCHANGE            # watch, every second
+    python3 deploy/jupyterhub/inbound_guard.py EXCHANGE --once     # one pass
+
+The class hub runs it as a JupyterHub service (``jupyterhub_config.py``), so it
+starts and stops with the hub. Standard library only: it runs under any Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+
+# nbgrader's last step of a submission is chmod 0777 on its folder: a folder with that mode is complete
+FINISHED_MODE = 0o777
+LOCKED_MODE = 0o700
+
+
+def lock_submission(folder: Path, uid: int, gid: int) -> bool:
+    """Give one finished submission folder to ``uid:gid`` with mode 0700; True if it was changed.
+
+    The folder is opened without following links and changed through that
+    descriptor, so a student cannot point the guard (root) at another file.
+    """
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False  # gone, a link, or not a folder: nothing of nbgrader's
+    try:
+        st = os.fstat(fd)
+        if st.st_uid == uid or stat.S_IMODE(st.st_mode) != FINISHED_MODE:
+            return False  # already locked, the instructor's own, or still being written by nbgrader submit
+        os.fchown(fd, uid, gid)
+        os.fchmod(fd, LOCKED_MODE)
+        return True
+    finally:
+        os.close(fd)
+
+
+def lock_inbound(exchange: Path) -> list[Path]:
+    """One pass over every course's ``inbound/`` in ``exchange``; return the folders it locked."""
+    locked = []
+    for inbound in sorted(Path(exchange).glob("*/inbound")):
+        if inbound.is_symlink() or not inbound.is_dir():
+            continue
+        owner = inbound.stat()
+        for entry in sorted(os.scandir(inbound), key=lambda e: e.name):
+            if lock_submission(Path(entry.path), owner.st_uid, owner.st_gid):
+                locked.append(Path(entry.path))
+    return locked
+
+
+def watch(exchange: Path, every_s: float = 1.0) -> None:
+    """Lock finished submissions every ``every_s`` seconds until stopped (SIGTERM or Ctrl-C).
+
+    An exchange that does not exist yet is watched until it does.
+    """
+    print(f"inbound guard: watching {exchange}/*/inbound every {every_s:g} s", flush=True)
+    while True:
+        for folder in lock_inbound(exchange):
+            print(f"inbound guard: locked {folder.name}", flush=True)
+        time.sleep(every_s)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="inbound_guard.py", description=__doc__.splitlines()[0])
+    parser.add_argument("exchange", type=Path, help="nbgrader's exchange root (/srv/nbgrader/exchange)")
+    parser.add_argument("--once", action="store_true", help="one pass, then exit")
+    parser.add_argument("--every", type=float, default=1.0, metavar="S", help="seconds between passes (1)")
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        raise SystemExit("inbound_guard: run it as root (it gives students' submission folders to the instructor)")
+    if args.once:
+        if not args.exchange.is_dir():
+            raise SystemExit(f"inbound_guard: no exchange at {args.exchange}")
+        for folder in lock_inbound(args.exchange):
+            print(f"locked {folder}")
+        return 0
+    try:
+        watch(args.exchange, args.every)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
