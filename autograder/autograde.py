@@ -240,16 +240,16 @@ def find_submissions(lab: str, source: Path | str, paths: CoursePaths) -> list[S
     if source.is_file():
         if source.suffix.lower() != ".zip":
             raise CourseError(f"{source}: expected a folder or a .zip of <student_id>/<notebook>.ipynb")
-        root = extract_zip(source, paths.work / "incoming" / lab)
+        root = extract_zip(source, paths.work / "incoming" / lab, lab)
     elif any(_inside(source, d) for d in (paths.submitted, paths.autograded, paths.feedback)):
         # grading rewrites those folders: work from a copy
         incoming = paths.work / "incoming" / lab
         if incoming.exists():
             shutil.rmtree(incoming)
         shutil.copytree(source, incoming)
-        root = unwrap(incoming)
+        root = unwrap(incoming, lab)
     else:
-        root = unwrap(source)
+        root = unwrap(source, lab)
     return discover(root, notebook_names(lab, paths))
 
 

@@ -134,18 +134,24 @@ def discover(root: Path, lab_notebooks: list[str]) -> list[Submission]:
     return subs
 
 
-def unwrap(root: Path) -> Path:
-    """Descend through wrapper folders (a zip of ``submissions/<student>/...``) to the folder of students."""
+def unwrap(root: Path, lab: str | None = None) -> Path:
+    """Descend through wrapper folders (a zip of ``submissions/<student>/...``) to the folder of students.
+
+    A lone folder is a wrapper unless it holds notebooks, or a folder named
+    ``lab`` (nbgrader's ``submitted/<student>/<lab>/`` with one student: that
+    lone folder is the student).
+    """
     while True:
         entries = [p for p in root.iterdir() if is_visible(p, root)]
         dirs = [p for p in entries if p.is_dir()]
-        if len(dirs) == 1 and len(entries) == 1 and not any(dirs[0].glob("*.ipynb")):
-            root = dirs[0]
-        else:
+        if len(dirs) != 1 or len(entries) != 1:
             return root
+        if any(dirs[0].glob("*.ipynb")) or (lab is not None and (dirs[0] / lab).is_dir()):
+            return root
+        root = dirs[0]
 
 
-def extract_zip(zip_path: Path, dest: Path) -> Path:
+def extract_zip(zip_path: Path, dest: Path, lab: str | None = None) -> Path:
     """Extract a zip of submissions into ``dest`` (refusing paths that escape it); return the student folder root."""
     dest = Path(dest)
     if dest.exists():
@@ -157,7 +163,7 @@ def extract_zip(zip_path: Path, dest: Path) -> Path:
             if name.is_absolute() or ".." in name.parts:
                 raise ValueError(f"{zip_path}: refusing member {info.filename!r} (it points outside the archive)")
         zf.extractall(dest)
-    return unwrap(dest)
+    return unwrap(dest, lab)
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

@@ -3,6 +3,7 @@
     install                     course environment (venv from a Python every user can run), JupyterHub,
                                 configurable-http-proxy (npm), Jupyter settings for students
     users --create-demo-users   an instructor and three students as local Unix users (passwords printed)
+    instructor NAME             give an existing user the instructor's tools and a course folder ~NAME/course
     remove-demo-users           delete the users ``users`` created (and only those)
     start [--port 8000]         start the hub on 127.0.0.1 in the background; print the URL and log-ins
     stop                        stop the hub (by its process id) and every server it started
@@ -152,15 +153,42 @@ def _write_nbgrader_tools(config_dir: Path, server_file: str, on: bool) -> None:
 
 
 def write_student_settings(venv: Path) -> None:
-    """Every user's defaults: nbgrader's instructor tools off (the instructor turns them on in their own config)."""
+    """Every user's defaults: nbgrader's instructor tools off (the instructor turns them on in their own config).
+
+    Also JupyterLab's "get notified about Jupyter news?" pop-up off: a class hub
+    need not ask every student, and it may have no way out to the internet.
+    """
     _write_nbgrader_tools(venv / "etc" / "jupyter", "jupyter_server_config.d/zz_hpml_students.json", on=False)
+    settings = venv / "share" / "jupyter" / "lab" / "settings"
+    settings.mkdir(parents=True, exist_ok=True)
+    news = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+    (settings / "overrides.json").write_text(json.dumps(news, indent=2) + "\n")
 
 
-def write_instructor_settings(user: str) -> None:
-    """The instructor's own Jupyter settings: Formgrader and Create Assignment on."""
-    jupyter = Path(os.path.expanduser(f"~{user}")) / ".jupyter"
+INSTRUCTOR_NBGRADER_SETTINGS = """\
+# the instructor's nbgrader settings (written by deploy/jupyterhub/hubctl.py instructor)
+c = get_config()  # noqa: F821
+c.CourseDirectory.root = "{course}"
+"""
+
+
+def write_instructor_settings(user: str) -> Path:
+    """The instructor's own Jupyter settings and course folder; return the course folder (``~user/course``).
+
+    Formgrader and Create Assignment on; nbgrader's course folder ``~/course``
+    (``release/``, ``submitted/``, ``feedback/``, the gradebook), with every
+    lab's release from ``labs/`` in ``release/<lab>/``, ready for
+    ``nbgrader release_assignment <lab>``. Releases already there are kept.
+    """
+    home = Path(os.path.expanduser(f"~{user}"))
+    jupyter, course = home / ".jupyter", home / "course"
     _write_nbgrader_tools(jupyter, "jupyter_server_config.json", on=True)
-    run(["chown", "-R", f"{user}:{user}", str(jupyter)])
+    (jupyter / "nbgrader_config.py").write_text(INSTRUCTOR_NBGRADER_SETTINGS.format(course=course))
+    for lab in sorted(p for p in (REPO / "labs").iterdir() if p.is_dir()):
+        if not (course / "release" / lab.name).exists():
+            shutil.copytree(lab, course / "release" / lab.name)
+    run(["chown", "-R", f"{user}:", str(jupyter), str(course)])
+    return course
 
 
 # --------------------------------------------------------------------------- demo users
@@ -356,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("install")
     p = sub.add_parser("users")
     p.add_argument("--create-demo-users", action="store_true", help="really create them (local Unix accounts)")
+    p = sub.add_parser("instructor")
+    p.add_argument("name", help="an existing local user")
     sub.add_parser("remove-demo-users")
     p = sub.add_parser("start")
     p.add_argument("--port", type=int, default=8000)
@@ -373,6 +403,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         for name, password in create_demo_users(prefix).items():
             say(f"user {name:<10} password {password}")
+    elif args.command == "instructor":
+        require_root()
+        if _gecos(args.name) is None:
+            raise SystemExit(f"hubctl: no local user {args.name!r} (create it first, e.g. adduser {args.name})")
+        course = write_instructor_settings(args.name)
+        say(f"{args.name}: Formgrader and Create Assignment on; course folder {course} (releases of labs/ in it)")
     elif args.command == "remove-demo-users":
         say("removed: " + (", ".join(remove_demo_users(prefix)) or "nothing"))
     elif args.command == "start":
@@ -383,6 +419,9 @@ def main(argv: list[str] | None = None) -> int:
         say(f"JupyterHub at {url} (log: {prefix / 'state' / 'hub.log'}; stop: python3 {__file__} stop)")
         for name, password in data.get("passwords", {}).items():
             say(f"log in as {name:<10} password {password}")
+        if data["instructor"]:
+            # inside JupyterLab the Formgrader is an iframe, which JupyterHub forbids (blank: nbgrader issue 1870)
+            say(f"the instructor's Formgrader, in a tab of its own: {url}/user/{data['instructor']}/formgrader")
     elif args.command == "stop":
         say("stopped" if stop(prefix) else "not running")
     elif args.command == "status":

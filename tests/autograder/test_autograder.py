@@ -46,7 +46,7 @@ from autograder.records import (
     StatusStore,
     write_csv,
 )
-from autograder.submissions import InvalidNotebook, discover, extract_zip, normalize_stem, read_notebook
+from autograder.submissions import InvalidNotebook, discover, extract_zip, normalize_stem, read_notebook, unwrap
 from tests.autograder.toy_course import TOY, grade_meta, toy_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,6 +203,16 @@ def test_zip_of_submissions_with_wrapper_folder(tmp_path):
     found = {s.student_id: s for s in discover(root, [lab])}
     assert sorted(found) == ["alice", "bob"]
     assert all(s.notebooks[lab].exists() for s in found.values())
+
+
+def test_nbgrader_submitted_folder_with_one_student_is_not_mistaken_for_a_wrapper(tmp_path):
+    """``nbgrader collect`` of a class where one student handed in: ``submitted/<student>/<lab>/<lab>.ipynb``."""
+    lab = "lab01_benchmarking"
+    _write(tmp_path / "submitted" / "alice" / lab / f"{lab}.ipynb", _nb_text())
+    _write(tmp_path / "wrapped" / "submissions" / "alice" / f"{lab}.ipynb", _nb_text())
+    assert unwrap(tmp_path / "submitted", lab) == tmp_path / "submitted"
+    assert [s.student_id for s in discover(unwrap(tmp_path / "submitted", lab), [lab])] == ["alice"]
+    assert unwrap(tmp_path / "wrapped", lab) == tmp_path / "wrapped" / "submissions"  # a wrapper still unwraps
 
 
 def test_zip_refuses_paths_outside_the_archive(tmp_path):

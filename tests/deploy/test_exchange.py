@@ -79,12 +79,9 @@ def _run_cycle(exchange: Path, grading: Path) -> dict:
     paths = CoursePaths.from_env(work=grading)
     release = generate.register_lab(LAB, paths)[0]
     answers = sample_class.build_sample_class(grading / "answers", SOURCE, release)
-    course_release = course_dir / "release" / LAB
-    course_release.mkdir(parents=True)
-    shutil.copy(release, course_release / release.name)
-    subprocess.run(["chown", "-R", f"{INSTRUCTOR}:", str(course_dir)], check=True)
-    course = "--CourseDirectory.root=$HOME/course"
-    as_user(INSTRUCTOR, f"nbgrader release_assignment {LAB} {course}", exchange)
+    # hubctl gave the instructor ~/course (their nbgrader settings name it) with the release of every lab
+    assert (course_dir / "release" / LAB / release.name).read_bytes() == release.read_bytes()
+    as_user(INSTRUCTOR, f"nbgrader release_assignment {LAB}", exchange)
     inbound = exchange / "hpml" / "inbound"
 
     def hand_in(student: str, kind: str) -> Path:
@@ -117,7 +114,7 @@ def _run_cycle(exchange: Path, grading: Path) -> dict:
     finally:
         guard.terminate()
         guard_log = guard.communicate(timeout=10)[0]
-    as_user(INSTRUCTOR, f"nbgrader collect {LAB} {course}", exchange)
+    as_user(INSTRUCTOR, f"nbgrader collect {LAB}", exchange)
     # graded here as root, into a grading folder of its own (a kernel that root starts without capabilities
     # cannot enter a home of mode 0700); an instructor grading as themselves can say --grading-dir ~/course
     due_text = due.strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -127,7 +124,7 @@ def _run_cycle(exchange: Path, grading: Path) -> dict:
     # nbgrader release_feedback reads feedback/<student>/<lab>/ of the course folder
     shutil.copytree(paths.feedback, course_dir / "feedback")
     subprocess.run(["chown", "-R", f"{INSTRUCTOR}:", str(course_dir / "feedback")], check=True)
-    as_user(INSTRUCTOR, f"nbgrader release_feedback {LAB} {course}", exchange)
+    as_user(INSTRUCTOR, f"nbgrader release_feedback {LAB}", exchange)
     for student in STUDENTS:
         as_user(student, f"nbgrader fetch_feedback {LAB}", exchange)
     seconds = time.monotonic() - t0

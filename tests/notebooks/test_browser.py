@@ -21,7 +21,6 @@ say so. Screenshots go to ``$HPML_SCREENSHOT_DIR`` (default
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import socket
@@ -34,36 +33,17 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.browser_support import CHROMIUM_ARGS, chromium_path, run_cell, screenshot_dir, skip_reason
+
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "lab01_benchmarking"
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 TOKEN = "hpml-browser-test"
 
 pytestmark = pytest.mark.browser
 
 
-def chromium_path() -> str | None:
-    override = os.environ.get("HPML_CHROMIUM")
-    if override:
-        return override if Path(override).exists() else None
-    return next((shutil.which(name) for name in CHROMIUM_NAMES if shutil.which(name)), None)
-
-
-def _skip_reason() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "browser tests need the playwright package: `make setup` installs it (dev extra)"
-    if chromium_path() is None:
-        return (
-            "browser tests need Chromium: `make browser-tools` installs Debian's package as root "
-            "(or `apt-get install chromium`; HPML_CHROMIUM=/path/to/chrome points at another build)"
-        )
-    return None
-
-
-if _skip_reason():
-    pytest.skip(_skip_reason(), allow_module_level=True)
+if skip_reason():
+    pytest.skip(skip_reason(), allow_module_level=True)
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
@@ -72,12 +52,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def screenshot_dir() -> Path:
-    folder = Path(os.environ.get("HPML_SCREENSHOT_DIR", ROOT / "build" / "screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def user_settings(folder: Path) -> Path:
@@ -154,7 +128,7 @@ class LabServer:
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"])
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         yield b
         b.close()
 
@@ -207,42 +181,8 @@ def run_every_cell(page: Page, server: LabServer) -> None:
     for i in range(count):
         cell = cells.nth(i)
         if "jp-CodeCell" in (cell.get_attribute("class") or ""):
-            run_cell(page, cell, i, server)
+            run_cell(page, cell, i, log_tail=lambda: server.log.read_text(errors="replace"))
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
-
-
-def run_cell(
-    page: Page, cell, index: int, server: LabServer, timeout_s: float = 180, retry_after_s: float = 15
-) -> None:
-    """Select ``cell`` (click its prompt, command mode), press Ctrl+Enter, wait for ``[n]:`` in its prompt."""
-    prompt = cell.locator(".jp-InputArea-prompt")
-    start = time.monotonic()
-    tries = 0
-    while True:
-        tries += 1
-        prompt.click()
-        page.keyboard.press("Escape")  # command mode, whatever had the focus
-        page.keyboard.press("Control+Enter")
-        pressed = time.monotonic()
-        while True:
-            text = prompt.text_content() or ""
-            if re.search(r"\[\d+\]", text):
-                return
-            if time.monotonic() - start > timeout_s:
-                page.screenshot(path=str(screenshot_dir() / "student-lab01-stuck.png"))
-                first_line = cell.locator(".jp-InputArea-editor .cm-line").first.text_content() or ""
-                raise AssertionError(
-                    f"code cell {index} ({first_line[:80]!r}) did not finish in {timeout_s:.0f} s "
-                    f"after {tries} Ctrl+Enter; its prompt reads {text!r}; server log tail: "
-                    f"{server.log.read_text(errors='replace')[-1500:]}"
-                )
-            if "[*]" not in text and time.monotonic() - pressed > retry_after_s and not _busy(page):
-                break  # blank prompt, kernel idle: the key press was lost; select the cell and run it again
-            time.sleep(0.25)
-
-
-def _busy(page: Page) -> bool:
-    return page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() == 0
 
 
 def _cell_with(page: Page, text: str):
