@@ -7,11 +7,12 @@ Playwright is imported only by the functions that drive a page.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +40,19 @@ def skip_reason() -> str | None:
             "(or `apt-get install chromium`; HPML_CHROMIUM=/path/to/chrome points at another build)"
         )
     return None
+
+
+@contextlib.contextmanager
+def launched_chromium() -> Iterator:
+    """Headless Chromium under Playwright, closed on exit (a test module's ``browser`` fixture)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def screenshot_dir() -> Path:

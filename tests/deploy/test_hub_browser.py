@@ -24,7 +24,7 @@ import pytest
 
 from autograder import cli
 from deploy.jupyterhub import hubctl
-from tests.browser_support import CHROMIUM_ARGS, chromium_path, run_cell, screenshot_dir, skip_reason
+from tests.browser_support import launched_chromium, run_cell, screenshot_dir, skip_reason
 from tests.deploy.test_hub import _why_not
 
 pytestmark = [pytest.mark.hub, pytest.mark.browser]
@@ -73,12 +73,8 @@ def class_hub(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 def log_in(browser, url: str, user: str, password: str):

@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.browser_support import CHROMIUM_ARGS, chromium_path, run_cell, screenshot_dir, skip_reason
+from tests.browser_support import launched_chromium, run_cell, screenshot_dir, skip_reason
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "lab01_benchmarking"
@@ -45,7 +45,7 @@ pytestmark = pytest.mark.browser
 if skip_reason():
     pytest.skip(skip_reason(), allow_module_level=True)
 
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 
 def free_port() -> int:
@@ -127,10 +127,8 @@ class LabServer:
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 # --------------------------------------------------------------------------- student
