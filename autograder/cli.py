@@ -8,6 +8,10 @@ Subcommands (``python -m autograder SUBCOMMAND --help`` for details)::
                                 (--jobs N in parallel, --student ID, --force, --due DATETIME)
     feedback LAB                HTML feedback per graded student (no hidden tests, no tracebacks)
     export [--out grades.csv]   CSV: student_id, lab, score, max_score, status, message
+                                (--scores: the rows course-grades reads, with submission and due times)
+    course-grades --scores CSV --out FINAL.csv
+                                the term's grades by course_policy.toml (late days, drops, weights, letters)
+    generate-quiz --week N      a week's self-check questions as an autograded quiz lab (quiz_weekNN)
     demo                        build the sample class, grade it, print the grade table
 
 Grading output (gradebook, statuses, feedback, logs) goes to the grading folder:
@@ -152,6 +156,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="output file ('-' for stdout; default: <grading dir>/grades.csv)")
     p.add_argument("--lab", action="append", metavar="LAB", help="only this lab (repeatable)")
 
+    p.add_argument(
+        "--scores",
+        action="store_true",
+        help="write the rows of course-grades instead: student_id,item,category,score,max_score,submitted_at,due_at",
+    )
+    p.add_argument("--policy", metavar="FILE", help="with --scores: the policy that names each lab's category")
+
+    p = sub.add_parser(
+        "course-grades",
+        parents=[common],
+        help="the term's final table by the course policy (late days, drops, weights, letters)",
+        description="Read SCORES.csv (one row per student and item: student_id,item,category,score,max_score,"
+        "submitted_at,due_at; `export --scores` writes the labs' rows) and apply the policy "
+        "(course_policy.toml by default): late-day bank, penalties, drop the lowest, category weights, letters. "
+        "Writes FINAL.csv, a report per student in FINAL_reports/, a plot FINAL.png, and LMS import files.",
+    )
+    p.add_argument("--scores", required=True, metavar="CSV", help="one row per student and item")
+    p.add_argument("--out", required=True, metavar="FINAL.csv", help="the final table (one row per student)")
+    p.add_argument("--policy", metavar="FILE", help="the grading policy (default: course_policy.toml)")
+    p.add_argument(
+        "--roster",
+        metavar="CSV",
+        help="every student of the class (student_id, and lms_id, email, name for LMS files); "
+        "a student on it with no rows gets zeros, a student not on it is an error",
+    )
+    p.add_argument(
+        "--lms",
+        action="append",
+        choices=("canvas", "brightspace"),
+        help="also write FINAL_<lms>.csv for that LMS's gradebook import (repeatable)",
+    )
+    p.add_argument("--lms-item", default="total", metavar="ITEM", help="what the LMS file holds: total or one item")
+    p.add_argument("--lms-title", metavar="TEXT", help="the LMS column's name (default: 'Final grade (%%)' or ITEM)")
+
+    p = sub.add_parser(
+        "generate-quiz",
+        parents=[common],
+        help="a week's self-check questions as an autograded quiz (solutions/ and labs/quiz_weekNN)",
+        description="Write solutions/quiz_weekNN/quiz_weekNN.ipynb from the self-check questions of "
+        "course/weekNN_*.ipynb, answers recomputed by autograder/quiz_keys/ and hidden, one point each, "
+        "and release it to labs/quiz_weekNN/. Grade it with autograde like a lab.",
+    )
+    p.add_argument("--week", type=int, required=True, metavar="N", help="the course week, 1 to 14")
+
     sub.add_parser(
         "demo",
         parents=[common],
@@ -295,12 +343,58 @@ def cmd_feedback(args, paths: CoursePaths) -> int:
 
 
 def cmd_export(args, paths: CoursePaths) -> int:
+    if args.scores:
+        from .export import export_scores
+
+        out = Path(args.out) if args.out and args.out != "-" else paths.work / "scores.csv"
+        rows, untimed = export_scores(out, paths, args.lab, args.policy)
+        print(f"wrote {len(rows)} rows to {out}")
+        for line in untimed:
+            print(f"  no submission time: {line}")
+        return 0
     if args.out == "-":
         export_grades(sys.stdout, paths, args.lab)
         return 0
     out = Path(args.out) if args.out else paths.work / "grades.csv"
     rows = export_grades(out, paths, args.lab)
     print(f"wrote {len(rows)} rows to {out}")
+    return 0
+
+
+def cmd_course_grades(args, paths: CoursePaths) -> int:
+    from .course_grades import course_grades, item_order, read_scores, write_final_csv, write_reports
+    from .grade_exports import plot_grades, write_brightspace, write_canvas
+    from .lms import read_roster
+    from .policy import load_policy
+
+    policy = load_policy(args.policy)
+    rows = read_scores(args.scores, policy)
+    roster = {e.student_id: e for e in read_roster(Path(args.roster))} if args.roster else {}
+    grades = course_grades(rows, policy, sorted(roster) if args.roster else None)
+    out = Path(args.out)
+    write_final_csv(grades, policy, item_order(rows, policy), out)
+    reports = write_reports(grades, out.with_name(f"{out.stem}_reports"))
+    picture = plot_grades(grades, policy, out.with_suffix(".png"))
+    title = args.lms_title or ("Final grade (%)" if args.lms_item == "total" else args.lms_item)
+    writers = {"canvas": write_canvas, "brightspace": write_brightspace}
+    for lms in args.lms or []:
+        where = out.with_name(f"{out.stem}_{lms}.csv")
+        writers[lms](grades, roster, args.lms_item, title, where)
+        print(f"{lms}: {where}")
+    letters: dict[str, int] = {}
+    for g in grades:
+        letters[g.letter] = letters.get(g.letter, 0) + 1
+    print(f"{len(grades)} students by {policy.source}: " + ", ".join(f"{n} {k}" for k, n in letters.items()))
+    print(f"final table: {out}; reports: {reports}/<student>.txt; plot: {picture}")
+    return 0
+
+
+def cmd_generate_quiz(args, paths: CoursePaths) -> int:
+    from .quiz import generate_quiz
+
+    source, release = generate_quiz(args.week, paths)
+    tests = [c for c in grade_cells(source) if c.autograded]
+    print(f"quiz: {_rel(source, paths)} ({len(tests)} questions, 1 point each); release: {_rel(release, paths)}")
     return 0
 
 
@@ -340,6 +434,8 @@ COMMANDS = {
     "autograde": cmd_autograde,
     "feedback": cmd_feedback,
     "export": cmd_export,
+    "course-grades": cmd_course_grades,
+    "generate-quiz": cmd_generate_quiz,
     "demo": cmd_demo,
 }
 
