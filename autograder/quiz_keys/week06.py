@@ -1,6 +1,6 @@
 """Answer key of course/week06_memory_hierarchy.ipynb: each answer recomputed from the data in its question.
 
-Loaded by tests/notebooks/test_course_quizzes.py, which checks every stored digest against these answers.
+Read by autograder.quiz_bank.answer_key() (generate-quiz) and tests/notebooks/test_course_quizzes.py, which checks every stored digest against these answers.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Answer key of course/week05_gpu_cuda_model.ipynb: question id -> the answer, recomputed.
 
-Loaded by tests/notebooks/test_course_quizzes.py, which checks every digest stored in the notebook against
-``digest(KEYS[id]())``. Datasheet numbers (SM counts, FP32 cores per SM) are those of the notebook's
+Read by autograder.quiz_bank.answer_key() (generate-quiz) and tests/notebooks/test_course_quizzes.py,
+which checks every digest stored in the notebook against ``digest(KEYS[id]())``. Datasheet numbers (SM counts, FP32 cores per SM) are those of the notebook's
 table, with its sources: NVIDIA's V100 (2017), A100 (2020) and H100 (2022) architecture whitepapers.
 """
 

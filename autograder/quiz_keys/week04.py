@@ -1,7 +1,7 @@
 """Answer key of course/week04_python_jit_profiling.ipynb: question id -> the answer, recomputed.
 
-Loaded by tests/notebooks/test_course_quizzes.py, which checks every digest stored in the notebook against
-``digest(KEYS[id]())``. Answers that depend on CPython (opcode names, folding) are recomputed with
+Read by autograder.quiz_bank.answer_key() (generate-quiz) and tests/notebooks/test_course_quizzes.py,
+which checks every digest stored in the notebook against ``digest(KEYS[id]())``. Answers that depend on CPython (opcode names, folding) are recomputed with
 ``dis`` on the interpreter that runs the test, as the notebook does.
 """
 

@@ -1,7 +1,7 @@
 """Answer key of course/week14_analog_in_memory.ipynb: question id -> the answer, recomputed.
 
-Loaded by tests/notebooks/test_course_quizzes.py, which checks every digest stored in the notebook against
-``digest(KEYS[id]())``.
+Read by autograder.quiz_bank.answer_key() (generate-quiz) and tests/notebooks/test_course_quizzes.py,
+which checks every digest stored in the notebook against ``digest(KEYS[id]())``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Answer key of course/week11_efficient_transformers.ipynb: question id -> the answer, recomputed.
 
-Loaded by tests/notebooks/test_course_quizzes.py, which checks every digest stored in the notebook against
-``digest(KEYS[id]())``. Llama 2 70B's head counts are from Touvron et al. 2023 and its released config,
+Read by autograder.quiz_bank.answer_key() (generate-quiz) and tests/notebooks/test_course_quizzes.py,
+which checks every digest stored in the notebook against ``digest(KEYS[id]())``. Llama 2 70B's head counts are from Touvron et al. 2023 and its released config,
 as in the notebook's table.
 """
 
