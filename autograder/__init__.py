@@ -21,6 +21,11 @@ Where things happen, one job per module:
   exchange), ``execute`` (the Execute preprocessor a worker runs),
   ``classify`` (outcome to status, pure), ``gradebook`` (merging and reading
   points), ``scoring`` (points follow asserts, not stderr);
+- the term's grades: ``policy`` (``course_policy.toml``), ``late_days``,
+  ``course_grades`` (``course-grades``: bank, penalties, drops, weights,
+  letters, reports), ``grade_exports`` (Canvas and Brightspace import files,
+  the plot); quizzes: ``quiz_bank`` (the self-check questions and
+  ``quiz_keys/``), ``quiz`` (``generate-quiz``);
 - what students receive: ``student_release`` (``make student-release``);
 - isolation: ``sandbox``, ``kernel_launcher``, ``reply_channel``, ``tamper``
   and ``kernel_guard`` (the code that runs inside the student's kernel).

@@ -350,7 +350,7 @@ def cmd_export(args, paths: CoursePaths) -> int:
         rows, untimed = export_scores(out, paths, args.lab, args.policy)
         print(f"wrote {len(rows)} rows to {out}")
         for line in untimed:
-            print(f"  no submission time: {line}")
+            print(f"  {line}")
         return 0
     if args.out == "-":
         export_grades(sys.stdout, paths, args.lab)

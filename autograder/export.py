@@ -90,7 +90,7 @@ def export_scores(
             notes.append(f"{r.student_id} on {r.lab} left out ({r.status}: {r.message})")
             continue
         submitted, due = times[r.lab, r.student_id]
-        if submitted is None:
+        if submitted is None and due is not None:  # without a due date the time does not matter
             notes.append(f"{r.student_id} on {r.lab}: no submission time (no timestamp.txt); fill submitted_at")
         rows.append(
             dict(

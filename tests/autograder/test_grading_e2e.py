@@ -20,7 +20,7 @@ import pytest
 from autograder import cli, labs, nbgrader_app, sample_class
 from autograder.preprocessors import hidden_test_lines
 from autograder.records import StatusStore
-from tests.autograder.lab01_class import LAB, SOURCE, lab01_class
+from tests.autograder.lab01_class import LAB, ROOT, SOURCE, lab01_class
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
 
@@ -123,3 +123,41 @@ def test_statuses_live_next_to_the_gradebook(graded):
     paths = graded["paths"]
     assert paths.statuses.exists() and paths.gradebook.exists()
     assert paths.statuses.parent == paths.gradebook.parent
+
+
+def test_the_sample_class_final_grades_by_the_course_policy(graded, tmp_path):
+    """export --scores, joined with the rest of the term (docs/policies/), through course-grades."""
+    policies = ROOT / "docs" / "policies"
+    scores = tmp_path / "scores.csv"
+    assert cli.main(["export", "--scores", "--out", str(scores)]) == 0
+    lab_rows = {r["student_id"]: r for r in csv.DictReader(scores.open())}
+    assert sorted(lab_rows) == ["one_wrong", "perfect", "untouched"]  # not_json has no points to export
+    assert all(r["item"] == LAB and r["category"] == "homework" for r in lab_rows.values())
+    other = (policies / "sample_class_other_items.csv").read_text().splitlines()[1:]
+    scores.write_text(scores.read_text() + "\n".join(other) + "\n")
+    final = tmp_path / "final.csv"
+    roster = str(policies / "sample_class_roster.csv")
+    command = ["course-grades", "--scores", str(scores), "--out", str(final), "--roster", roster]
+    assert cli.main([*command, "--lms", "canvas", "--lms", "brightspace"]) == 0
+    got = {r["student_id"]: r for r in csv.DictReader(final.open())}
+
+    def homework(sid: str) -> float:
+        return 100 * float(lab_rows[sid]["score"]) / float(lab_rows[sid]["max_score"]) if sid in lab_rows else 0.0
+
+    # project, quizzes (lowest of two dropped; untouched's second is late: 0), attendance: from the CSV above
+    expected = {
+        "perfect": 0.5 * homework("perfect") + 0.30 * 90 + 0.15 * 100 + 0.05 * 100,
+        "one_wrong": 0.5 * homework("one_wrong") + 0.30 * 75 + 0.15 * 90 + 0.05 * 80,
+        "untouched": 0.5 * homework("untouched") + 0.30 * 60 + 0.15 * 50 + 0.05 * 50,
+        "not_json": 0.0 + 0.30 * 80 + 0.15 * 100 + 0.05 * 100,
+    }
+    for sid, total in expected.items():
+        assert float(got[sid]["total"]) == pytest.approx(total, abs=0.005), sid
+    assert got["untouched"]["quiz_week02_score"] == "0.00" and got["untouched"]["quiz_week02_dropped"] == "true"
+    canvas = list(csv.reader((tmp_path / "final_canvas.csv").open()))
+    assert canvas[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert canvas[1][0].strip() == "Points Possible" and canvas[1][5] == "100"
+    assert ["Pat Perfect", "1001", "perfect", "perfect@example.edu", "", got["perfect"]["total"]] in canvas
+    brightspace = list(csv.reader((tmp_path / "final_brightspace.csv").open()))
+    assert brightspace[0] == ["OrgDefinedId", "Username", "Final grade (%) Points Grade", "End-of-Line Indicator"]
+    assert brightspace[1] == ["1004", "not_json", got["not_json"]["total"], "#"]
