@@ -80,3 +80,15 @@ def test_the_quiz_validates_and_grades_right_and_wrong_answers(week_quiz, tmp_pa
     assert results["wrong_choice"].score == n - 1 and f"check_{choice}" in results["wrong_choice"].message
     # the failure message says which question, never the answer
     assert not re.search(r"expected .*\d", results["wrong_number"].message)
+
+
+def test_every_week_makes_a_quiz_with_one_check_per_question():
+    """All 14 weeks: every key answers its question (one option exactly, the stored digest), no nbgrader run."""
+    questions, key = find_questions(), answer_key()
+    weeks = sorted({q.week for q in questions})
+    assert weeks == list(range(1, 15))
+    for week in weeks:
+        mine = [q for q in questions if q.week == week]
+        nb = quiz.quiz_notebook(week, mine, key)
+        checks = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+        assert len(checks) == len(mine) and all(c.metadata["nbgrader"]["points"] == 1 for c in checks)
