@@ -30,7 +30,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools browser-tools hub-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading stress-kernels
+.PHONY: setup sandbox-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading stress-kernels
 
 setup: $(STAMP)
 
@@ -75,6 +75,19 @@ hub-tools:
 	    echo "[setup] npm not found (apt-get install nodejs npm): the JupyterHub tests skip"; \
 	  fi; }
 
+# The Slurm backend's tests (tests/autograder/test_slurm.py) start a one-node cluster of Debian's slurm-wlm and
+# munge (deploy/slurm/cluster.py). As root with apt, install them; otherwise say how (those tests then skip).
+slurm-tools:
+	@command -v slurmctld >/dev/null 2>&1 && command -v munged >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "[setup] installing slurm-wlm and munge (a one-node cluster for the Slurm backend's tests)"; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null 2>&1 || \
+	     (apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null 2>&1)) || \
+	    echo "[setup] could not install slurm-wlm: the Slurm tests will skip"; \
+	  else \
+	    echo "[setup] slurm-wlm not found (apt-get install slurm-wlm munge): the Slurm tests skip"; \
+	  fi; }
+
 # A demo class on JupyterHub at http://127.0.0.1:8000 (root only): the course environment in /opt/hpml-hub,
 # PAM log-in; DEMO_USERS=yes creates the local users instructor, student1..3 (passwords printed).
 hub: hub-tools
@@ -101,7 +114,7 @@ browser-tools:
 demo: setup sandbox-tools
 	$(BIN)/python -m autograder demo
 
-test: setup sandbox-tools browser-tools hub-tools lint
+test: setup sandbox-tools browser-tools hub-tools slurm-tools lint
 	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=25 tests \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
 

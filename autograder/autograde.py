@@ -31,6 +31,7 @@ from .nbgrader_app import open_gradebook
 from .paths import CoursePaths
 from .records import FINAL, GRADER_ERROR, INVALID_NOTEBOOK, GradeResult, StatusStore, scored_in_gradebook
 from .scheduler import GradingTask, default_jobs, interrupts_deferred, run_workers
+from .slurm import SlurmOptions, run_array
 from .submissions import STUDENT_ID, InvalidNotebook, Submission, discover, extract_zip, read_notebook, unwrap
 from .versions import lab_version, submission_hash
 
@@ -83,6 +84,7 @@ def finish_task(
         limits,
         killed=task.killed,
         returncode=task.proc.returncode if task.proc else None,
+        ended_as=getattr(task.proc, "unexpected", ""),
         ran_s=seconds,
         log_ref=f"(log: {_rel_to(log_file, paths.work)})",
     )
@@ -119,8 +121,12 @@ def grade_tasks(
     limits: Limits | None = None,
     on_result: Callable[[GradeResult], None] | None = None,
     bar: bool = False,
+    slurm: SlurmOptions | None = None,
 ) -> list[GradeResult]:
     """Grade ``tasks`` with up to ``jobs`` worker processes; the calling process merges every result.
+
+    With ``slurm``, the workers run as the tasks of one Slurm array job
+    (:mod:`autograder.slurm`) instead of processes of this machine.
 
     Invalid submissions are settled here without a worker. ``on_result`` is
     called (with Ctrl-C held) right after each result is merged, in the order
@@ -128,7 +134,7 @@ def grade_tasks(
     """
     from tqdm.auto import tqdm
 
-    jobs = max(1, jobs or default_jobs())
+    jobs = max(1, jobs or (len(tasks) if slurm is not None else default_jobs()))
     limits = limits or limits_for(lab)
     cells = lab_grade_cells(lab, paths)
     lab_max = sum(c.points for c in cells)
@@ -191,7 +197,10 @@ def grade_tasks(
             snapshot = gradebook_rows.snapshot_gradebook(lab, paths)
             for task in pending:
                 gradebook_rows.forget_grading(lab, task.student_id, paths, gradebook_too=False)
-            run_workers(lab, pending, paths, snapshot, limits, jobs, finished)
+            if slurm is not None:
+                run_array(lab, pending, paths, snapshot, limits, jobs, finished, slurm, say=tqdm.write)
+            else:
+                run_workers(lab, pending, paths, snapshot, limits, jobs, finished)
     finally:
         progress.close()
     return [results[t.student_id] for t in tasks if t.student_id in results]
@@ -264,6 +273,7 @@ def autograde_class(
     force: bool = False,
     due: str | None = None,
     bar: bool = False,
+    slurm: SlurmOptions | None = None,
 ) -> list[GradeResult]:
     """Grade every submission in ``source`` (folder or zip) with ``jobs`` worker processes (default: the cores).
 
@@ -275,7 +285,9 @@ def autograde_class(
     a final recorded result is not graded again unless ``force``. ``students``
     limits the run to those ids. Students of the lab that are not graded in
     this run keep their earlier results. ``due`` (ISO date and time, UTC) sets
-    the lab's due date for nbgrader's late logic (``timestamp.txt``).
+    the lab's due date for nbgrader's late logic (``timestamp.txt``). ``slurm``:
+    grade on a Slurm cluster, one array task per student (``jobs`` at once;
+    default: as many as Slurm allows).
     """
     paths = paths or CoursePaths.from_env()
     subs = find_submissions(lab, source, paths)
@@ -337,7 +349,8 @@ def autograde_class(
             "(--force grades them again)"
         )
     graded = {
-        r.student_id: r for r in grade_tasks(lab, tasks, paths, jobs=jobs, limits=limits, on_result=record, bar=bar)
+        r.student_id: r
+        for r in grade_tasks(lab, tasks, paths, jobs=jobs, limits=limits, on_result=record, bar=bar, slurm=slurm)
     }
     return [
         graded.get(s.student_id) or reused[s.student_id]

@@ -45,11 +45,14 @@ def unscored_outcome(
     returncode: int | None,
     ran_s: float,
     log_ref: str = "",
+    ended_as: str = "",
 ) -> Outcome | None:
     """The outcome of a run whose grades are not kept, or None when the worker scored the notebook.
 
     ``killed``: the main process stopped the worker at the hard wall limit;
-    ``returncode``: the worker's exit code; ``ran_s``: how long it ran.
+    ``returncode``: the worker's exit code; ``ran_s``: how long it ran;
+    ``ended_as``: how a Slurm task ended when that, not the worker, decides
+    (cancelled, node failure, never started: graded again by the next run).
     """
     timed_out = _timed_out(result, progress)
 
@@ -62,6 +65,8 @@ def unscored_outcome(
     if killed:
         return wall_limit("its grading was stopped")
     if result is None:
+        if ended_as:
+            return Outcome(GRADER_ERROR, f"{ended_as}; the next run grades it again {log_ref}", None)
         if returncode == -9:
             return Outcome(MEMORY_LIMIT, f"the grading process was killed (SIGKILL), most likely for memory {log_ref}")
         return Outcome(GRADER_ERROR, f"the grading worker exited with code {returncode} and no result {log_ref}", None)

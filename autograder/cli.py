@@ -129,6 +129,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="which LMS made the download given with --roster (default: recognised from its file names)",
     )
     p.add_argument(
+        "--backend",
+        choices=("local", "slurm"),
+        default="local",
+        help="where the workers run: processes of this machine (default) or one Slurm array job, a task per student",
+    )
+    p.add_argument("--partition", default="", help="Slurm partition (default: $HPML_SLURM_PARTITION, or Slurm's)")
+    p.add_argument("--account", default="", help="Slurm account (default: $HPML_SLURM_ACCOUNT)")
+    p.add_argument(
+        "--sbatch-option",
+        action="append",
+        metavar="OPTION",
+        help="one more sbatch option, e.g. --sbatch-option=--qos=short (repeatable; default: $HPML_SLURM_OPTIONS)",
+    )
+    p.add_argument(
         "--lms-time-zone",
         metavar="ZONE",
         default="UTC",
@@ -281,12 +295,20 @@ def cmd_validate(args, paths: CoursePaths) -> int:
 
 
 def cmd_autograde(args, paths: CoursePaths) -> int:
-    jobs = args.jobs or default_jobs()
-    if jobs < 1:
+    slurm = None
+    if args.backend == "slurm":
+        from .slurm import SlurmOptions
+
+        slurm = SlurmOptions.from_env(args.partition, args.account, args.sbatch_option)
+    elif args.partition or args.account or args.sbatch_option:
+        raise CourseError("--partition, --account and --sbatch-option are for --backend slurm")
+    jobs = args.jobs or (None if slurm else default_jobs())
+    if jobs is not None and jobs < 1:
         raise CourseError("--jobs must be at least 1")
     limits = limits_for(args.lab)
     print(
-        f"grading {args.lab} from {args.submissions} into {paths.work} ({jobs} at a time; limits: {limits.describe()})",
+        f"grading {args.lab} from {args.submissions} into {paths.work} "
+        f"({'on Slurm, ' if slurm else ''}{jobs or 'as many as Slurm allows'} at a time; limits: {limits.describe()})",
         flush=True,
     )
     print(_isolation_line(), flush=True)
@@ -308,6 +330,7 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
         force=args.force,
         due=args.due,
         bar=True,
+        slurm=slurm,
     )
     print()
     print(format_table(results))

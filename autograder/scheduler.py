@@ -110,10 +110,11 @@ def stage_submission(task: GradingTask, dest: Path) -> None:
     fresh.rename(dest)
 
 
-def start_worker(
+def prepare_job(
     lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: Limits, jobs: int = 1
-) -> None:
-    """Make the task's job folder (a copy of the gradebook, the submission in ``submitted/``) and start its worker."""
+) -> dict[str, str]:
+    """Make the task's job folder (a copy of the gradebook, the submission in ``submitted/``); return the
+    worker's environment (course, grading folder, limits, thread caps), without its deadline."""
     job = paths.work / "jobs" / lab / task.student_id
     if job.exists():
         shutil.rmtree(job)
@@ -123,10 +124,20 @@ def start_worker(
     env = dict(os.environ, HPML_COURSE_ROOT=str(paths.root), HPML_GRADING_DIR=str(paths.work), **ENV_FOR_KERNELS)
     env.update(kernel_threads(jobs))
     limits.to_env(env)  # the worker, its nbgrader and its kernel launcher all read the limits from here
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    task.job = job
+    return env
+
+
+def start_worker(
+    lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: Limits, jobs: int = 1
+) -> None:
+    """Prepare the task's job folder and start its worker (forked, or ``python -m autograder.worker``)."""
+    env = prepare_job(lab, task, paths, snapshot, limits, jobs)
+    job = task.job
     # the worker stops sending cells at this soft limit and saves the grades of what ran, before the hard kill
     env[DEADLINE_ENV] = str(time.time() + limits.notebook_timeout_s - soft_limit_margin_s(limits))
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    task.job, task.started = job, time.perf_counter()
+    task.started = time.perf_counter()
     if worker_start_method() == "fork":
         task.proc = ForkedWorker.start(worker.child_main, lab, task.student_id, str(job), env)
         return

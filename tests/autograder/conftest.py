@@ -18,3 +18,22 @@ def toy_course(tmp_path, monkeypatch) -> CoursePaths:
     monkeypatch.setenv("HPML_COURSE_ROOT", str(root))
     monkeypatch.setenv("HPML_GRADING_DIR", str(tmp_path / "work"))
     return CoursePaths.from_env()
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster(tmp_path_factory):
+    """A one-node Slurm cluster on this machine (root, slurm-wlm), memory limits by cgroups; skips where impossible."""
+    from deploy.slurm import cluster
+
+    why = cluster.why_not()
+    if why:
+        pytest.skip(f"no Slurm cluster: {why}")
+    folder = tmp_path_factory.mktemp("slurm")
+    try:
+        conf = cluster.start(folder, memory_limits=True)
+    except SystemExit as exc:
+        pytest.skip(f"the Slurm cluster did not start here: {exc}")
+    try:
+        yield conf
+    finally:
+        cluster.stop(folder)

@@ -8,7 +8,9 @@ solution and a fresh release, graded once for the module with the CLI under
 short limits (10 s per cell, 75 s per notebook), then exported. For each
 student: the expected status, no undeserved points (exact points from the
 source notebook's metadata), the CSV row; and the honest students are graded
-exactly as they would be alone.
+exactly as they would be alone. All of it twice: with the local backend, and as
+a Slurm array job on a one-node cluster (``--backend slurm``; skipped, saying
+why, where Slurm cannot start).
 """
 
 from __future__ import annotations
@@ -109,9 +111,13 @@ def _job_processes(work: Path) -> list[int]:
     return found
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    work = tmp_path_factory.mktemp("adversarial")
+@pytest.fixture(scope="module", params=["local", "slurm"])
+def graded(request, tmp_path_factory):
+    """The class graded by processes of this machine, then (where a cluster starts) as a Slurm array job."""
+    backend = request.param
+    if backend == "slurm":
+        request.getfixturevalue("slurm_cluster")  # skips, saying why, where Slurm cannot run
+    work = tmp_path_factory.mktemp(f"adversarial-{backend}")
     listener = Listener()
     env = {"HPML_SANDBOX_LIMITS": json.dumps(LIMITS), "HPML_CELL_TIMEOUT": None, "HPML_NOTEBOOK_TIMEOUT": None}
     with lab01_class(work, env | {"HPML_MAX_OUTPUT_BYTES": None}) as sample:
@@ -122,7 +128,7 @@ def graded(tmp_path_factory):
             folder, SOURCE, release, port=listener.port, search_roots=[str(work), str(ROOT)]
         )
         t0 = time.perf_counter()
-        code = cli.main(["autograde", LAB, str(folder), "--jobs", "2"])
+        code = cli.main(["autograde", LAB, str(folder), "--jobs", "2", "--backend", backend])
         seconds = time.perf_counter() - t0
         left = _job_processes(work)
         assert cli.main(["export", "--out", str(work / "grades.csv")]) == 0

@@ -1,0 +1,119 @@
+"""The Slurm backend: how Slurm's answers are read (no cluster needed), then real grading on a one-node cluster.
+
+The cluster tests start Debian's slurm-wlm on this machine (``deploy/slurm/cluster.py``, as root; ``make
+slurm-tools`` installs it) and grade the sample class of lab01 through an array job: the same points and
+statuses as the local backend. ``tests/autograder/test_adversarial.py`` grades the adversarial class through
+it too, and a submission over a small ``--mem`` ends as "memory limit" through the node's cgroups.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import nbformat
+import pytest
+
+from autograder import cli, slurm
+from autograder.limits import Limits
+from autograder.records import GRADER_ERROR, MEMORY_LIMIT, TIMED_OUT, StatusStore
+from tests.autograder.lab01_class import LAB, lab01_class
+
+SCONTROL = """\
+JobId=41 ArrayJobId=40 ArrayTaskId=0 JobName=hpml-lab01 JobState=COMPLETED Reason=None ExitCode=0:0 Partition=debug
+JobId=42 ArrayJobId=40 ArrayTaskId=1 JobName=hpml-lab01 JobState=OUT_OF_MEMORY Reason=OutOfMemory ExitCode=0:125
+JobId=43 ArrayJobId=40 ArrayTaskId=2 JobName=hpml-lab01 JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15
+JobId=44 ArrayJobId=40 ArrayTaskId=3 JobName=hpml-lab01 JobState=RUNNING Reason=None ExitCode=0:0
+JobId=40 ArrayJobId=40 ArrayTaskId=4-9%2 JobName=hpml-lab01 JobState=PENDING Reason=JobArrayTaskLimit ExitCode=0:0
+"""
+
+
+def test_scontrol_lines_become_task_states():
+    states = slurm.parse_scontrol(SCONTROL)
+    assert sorted(states) == list(range(10))
+    assert (states[0].state, states[0].exit_code) == ("COMPLETED", 0)
+    assert states[1].state == "OUT_OF_MEMORY" and states[2].state == "TIMEOUT"
+    assert states[7].state == "PENDING" and states[7].reason == "JobArrayTaskLimit"
+
+
+def test_sacct_lines_become_task_states():
+    states = slurm.parse_sacct("40_0|COMPLETED|0:0\n40_1|CANCELLED by 0|0:0\n40_2|FAILED|1:0\n40_[3-4]|PENDING|0:0\n")
+    assert [states[i].state for i in range(5)] == ["COMPLETED", "CANCELLED", "FAILED", "PENDING", "PENDING"]
+    assert states[2].exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("state", "returncode", "killed"),
+    [
+        (slurm.TaskState("COMPLETED", 0), 0, False),
+        (slurm.TaskState("FAILED", 1), 1, False),
+        (slurm.TaskState("FAILED", 0, signal=9), -9, False),
+        (slurm.TaskState("OUT_OF_MEMORY", 0, 125), -9, False),  # the classifier reads -9 as a memory kill
+        (slurm.TaskState("TIMEOUT", 0, 15), None, True),  # the wall limit
+        (slurm.TaskState("NODE_FAIL"), None, False),
+        (slurm.TaskState("CANCELLED"), None, False),
+    ],
+)
+def test_how_a_task_ended_maps_to_a_worker_end(state, returncode, killed):
+    end = slurm.ending(state)
+    assert (end.returncode, end.killed) == (returncode, killed)
+
+
+def test_the_labs_limits_become_the_task_resources():
+    limits = Limits(notebook_timeout_s=600, memory_mb=2048)
+    # 600 s + the local backend's 30 s grace + 60 s to start: 11.5 min, rounded up
+    assert slurm.resources(limits, 2) == ["--time=12", f"--mem={2048 + slurm.WORKER_MEMORY_MB}M", "--cpus-per-task=2"]
+
+
+def test_course_settings_come_from_the_environment_unless_given(monkeypatch):
+    monkeypatch.setenv("HPML_SLURM_PARTITION", "gpu")
+    monkeypatch.setenv("HPML_SLURM_OPTIONS", "--qos=short --nice=10")
+    assert slurm.SlurmOptions.from_env() == slurm.SlurmOptions("gpu", "", ("--qos=short", "--nice=10"))
+    assert slurm.SlurmOptions.from_env("cpu", "hpml", ["--exclusive"]).extra == ("--exclusive",)
+
+
+# --------------------------------------------------------------------------- on a real cluster
+
+
+def _grade(work, backend: str, extra: list[str] = (), edit=None) -> dict:
+    with lab01_class(work) as sample:
+        if edit:
+            edit(sample.folder)
+        command = ["autograde", LAB, str(sample.folder), "--jobs", "2", "--backend", backend, *extra]
+        t0 = time.perf_counter()
+        code = cli.main(command)
+        seconds = time.perf_counter() - t0
+        results = {r.student_id: r for r in StatusStore(sample.paths.statuses).results(LAB)}
+        return {"code": code, "results": results, "seconds": seconds, "paths": sample.paths}
+
+
+@pytest.fixture(scope="module")
+def sample_both_ways(slurm_cluster, tmp_path_factory):
+    return {b: _grade(tmp_path_factory.mktemp(f"sample-{b}"), b) for b in ("local", "slurm")}
+
+
+def test_the_sample_class_grades_the_same_through_slurm(sample_both_ways):
+    local, through = sample_both_ways["local"], sample_both_ways["slurm"]
+    print(f"sample class: local {local['seconds']:.1f} s, slurm {through['seconds']:.1f} s")
+    assert through["code"] == 0 and sorted(through["results"]) == sorted(local["results"])
+    for sid, mine in local["results"].items():
+        other = through["results"][sid]
+        assert (other.status, other.score, other.failed_tests) == (mine.status, mine.score, mine.failed_tests), sid
+    assert not list((through["paths"].work / "jobs" / LAB).glob("*/result.json")), "job folders left behind"
+
+
+def test_a_task_over_its_memory_is_a_memory_limit_through_cgroups(slurm_cluster, tmp_path):
+    """A cell that holds 600 MB in a task given 400 MB: the node's cgroup kills it, the student gets memory limit."""
+
+    def hog(folder):
+        path = folder / "perfect" / f"{LAB}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        nb.cells.insert(1, nbformat.v4.new_code_cell("import numpy as np\n_hog = np.ones(600 * 2**20 // 8)"))
+        nbformat.write(nb, path)
+        for other in ("one_wrong", "untouched", "not_json"):
+            shutil.rmtree(folder / other)
+
+    run = _grade(tmp_path, "slurm", ["--sbatch-option=--mem=400M"], edit=hog)
+    result = run["results"]["perfect"]
+    assert result.status == MEMORY_LIMIT, result.message
+    assert result.status not in (GRADER_ERROR, TIMED_OUT)
