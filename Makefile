@@ -30,7 +30,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading stress-kernels
+.PHONY: setup sandbox-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading bench-grading-slurm stress-kernels
 
 setup: $(STAMP)
 
@@ -151,6 +151,10 @@ student-release: setup
 
 bench-grading: setup sandbox-tools
 	$(BIN)/python -m autograder.bench_grading
+
+# The same class through the Slurm backend on a one-node cluster (root), beside the local backend: the overhead.
+bench-grading-slurm: setup sandbox-tools slurm-tools
+	$(BIN)/python -m autograder.bench_grading --slurm --jobs 2 --no-plain
 
 strip: setup
 	$(BIN)/jupyter nbconvert --clear-output --inplace $$(git ls-files '*.ipynb')

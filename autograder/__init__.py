@@ -17,6 +17,7 @@ Where things happen, one job per module:
   ``submissions`` (finding students' files), ``lms`` (an LMS's download and a
   roster turned into students' folders), ``records`` (statuses, the CSV);
 - grading a class: ``scheduler`` (starts, polls and kills workers),
+  ``slurm`` and ``slurm_task`` (the same workers as one Slurm array job),
   ``worker`` (one student), ``job`` (the files a worker and the batch
   exchange), ``execute`` (the Execute preprocessor a worker runs),
   ``classify`` (outcome to status, pure), ``gradebook`` (merging and reading

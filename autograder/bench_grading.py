@@ -13,7 +13,10 @@ temporary folder and grades it, all in one run:
    source notebook);
 2. plain ``nbgrader autograde`` (one process, serial) with the course's
    configuration minus our pipeline (no workers, no sandbox, no tamper guards);
-3. ``python -m autograder autograde --jobs N`` for each N of ``--jobs``.
+3. ``python -m autograder autograde --jobs N`` for each N of ``--jobs``;
+4. with ``--slurm``, the same through ``--backend slurm`` (one array job, at
+   most N tasks at once) on a one-node cluster, and Slurm's overhead per
+   submission over the local run with the same N.
 
 It prints seconds per submission, the speed-up of each over plain nbgrader,
 the per-submission overhead of ``--jobs 1`` over the notebook's own time (as
@@ -52,6 +55,7 @@ from .nbgrader_app import ensure_tools_on_path, open_gradebook
 from .paths import CoursePaths
 from .sample_class.build import LAB, build_sample_class
 from .scheduler import default_jobs
+from .slurm import SlurmOptions
 
 KINDS = ("perfect", "one_wrong", "untouched")
 
@@ -213,12 +217,15 @@ def plain_nbgrader(files: dict[str, Path], paths: CoursePaths, folder: Path) -> 
     return clock, scores
 
 
-def ours(class_dir: Path, work: Path, jobs: int, root: Path) -> tuple[Clock, dict[str, float], dict[str, str]]:
-    """Grade the class with our pipeline and ``jobs`` workers; return (wall and CPU seconds, auto points, statuses)."""
+def ours(
+    class_dir: Path, work: Path, jobs: int, root: Path, slurm: SlurmOptions | None = None
+) -> tuple[Clock, dict[str, float], dict[str, str]]:
+    """Grade the class with our pipeline and ``jobs`` workers (or Slurm tasks); return (wall and CPU seconds,
+    auto points, statuses). CPU seconds do not count a Slurm task's processes (slurmd runs them)."""
     paths = CoursePaths(root=root, work=work, release=root / "labs")
     register_lab(LAB, paths)  # as a fresh `autograde` would, before its clock starts
     with Clock() as clock:
-        results = autograde_class(LAB, class_dir, paths, progress=None, jobs=jobs, force=True, bar=True)
+        results = autograde_class(LAB, class_dir, paths, progress=None, jobs=jobs, force=True, bar=True, slurm=slurm)
     scores = {}
     with open_gradebook(paths) as gb:
         for r in results:
@@ -230,6 +237,23 @@ def ours(class_dir: Path, work: Path, jobs: int, root: Path) -> tuple[Clock, dic
     return clock, scores, {r.student_id: r.status for r in results}
 
 
+@contextlib.contextmanager
+def _cluster(base: Path):
+    """The cluster of ``$SLURM_CONF``, or a one-node cluster started in ``base/slurm`` for the run."""
+    if os.environ.get("SLURM_CONF"):
+        yield
+        return
+    sys.path.insert(0, str(CoursePaths.from_env().root))
+    from deploy.slurm import cluster
+
+    cluster.start(base / "slurm", memory_limits=True)
+    try:
+        yield
+    finally:
+        cluster.stop(base / "slurm")
+        os.environ.pop("SLURM_CONF", None)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.bench_grading", description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=40, help="class size (default 40)")
@@ -238,6 +262,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-plain", action="store_true", help="skip plain nbgrader")
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temporary folder)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument(
+        "--slurm",
+        action="store_true",
+        help="also grade through Slurm with each --jobs (a one-node cluster started here as root, "
+        "deploy/slurm/cluster.py, unless $SLURM_CONF names one)",
+    )
     args = parser.parse_args(argv)
     jobs_list = [int(j) for j in args.jobs.split(",") if j.strip()]
     become_subreaper()
@@ -288,6 +318,25 @@ def main(argv: list[str] | None = None) -> int:
             + (f"; not graded: {bad}" if bad else ""),
             flush=True,
         )
+
+    if args.slurm:
+        with _cluster(base):
+            for jobs in jobs_list:
+                clock, scores, statuses = ours(class_dir, base / f"slurm_j{jobs}", jobs, root, SlurmOptions())
+                rows.append((f"slurm --jobs {jobs}", clock))
+                all_scores[f"slurm{jobs}"] = scores
+                bad = {sid: st for sid, st in statuses.items() if st != "graded"}
+                print(
+                    f"autograde --backend slurm --jobs {jobs}: {clock.wall:.1f} s ({clock.wall / n:.2f} s per submission)"
+                    + (f"; not graded: {bad}" if bad else ""),
+                    flush=True,
+                )
+        for jobs in jobs_list:
+            local, through = dict(rows).get(f"autograde --jobs {jobs}"), dict(rows)[f"slurm --jobs {jobs}"]
+            if local:
+                extra = (through.wall - local.wall) / n
+                figures[f"slurm_overhead_jobs{jobs}_s"] = extra
+                print(f"Slurm's overhead with --jobs {jobs}: {extra:+.2f} s per submission (same parallel tasks)")
 
     clocks = dict(rows)
     plain_s = clocks["plain nbgrader (serial)"].wall if "plain nbgrader (serial)" in clocks else None

@@ -117,3 +117,67 @@ def test_a_task_over_its_memory_is_a_memory_limit_through_cgroups(slurm_cluster,
     result = run["results"]["perfect"]
     assert result.status == MEMORY_LIMIT, result.message
     assert result.status not in (GRADER_ERROR, TIMED_OUT)
+
+
+def test_a_task_that_ends_without_grading_is_a_grader_error_that_says_how(monkeypatch):
+    """Cancelled while pending (never started) or lost: reported with Slurm's state, never silently missing."""
+    answers = iter(
+        [
+            {0: slurm.TaskState("PENDING", reason="Resources"), 1: slurm.TaskState("RUNNING")},
+            {0: slurm.TaskState("CANCELLED", reason="None"), 1: slurm.TaskState("COMPLETED", 0)},
+        ]
+    )
+    monkeypatch.setattr(slurm, "query", lambda job_id: next(answers))
+    ends = {}
+    slurm.wait_for_tasks("7", ["a", "b"], lambda task: None, lambda task, end: ends.setdefault(task, end), 0)
+    assert ends["a"].unexpected == "its Slurm task ended CANCELLED before the grading finished, or never started"
+    assert ends["b"].unexpected == "" and ends["b"].returncode == 0
+    from autograder.classify import unscored_outcome
+    from autograder.job import Progress
+
+    outcome = unscored_outcome(
+        None, Progress(), Limits(), killed=False, returncode=None, ran_s=0, ended_as=ends["a"].unexpected
+    )
+    assert outcome.status == GRADER_ERROR and "CANCELLED" in outcome.message and "next run" in outcome.message
+
+
+def test_ctrl_c_cancels_the_array_and_records_nothing_unfinished(slurm_cluster, tmp_path):
+    """A notebook that sleeps, an interrupt while its task runs: the array is cancelled, the student not recorded."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    def sleeper(folder):
+        path = folder / "perfect" / f"{LAB}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        nb.cells.insert(1, nbformat.v4.new_code_cell("import time\ntime.sleep(300)"))
+        nbformat.write(nb, path)
+        for other in ("one_wrong", "untouched", "not_json"):
+            shutil.rmtree(folder / other)
+
+    with lab01_class(tmp_path) as sample:
+        sleeper(sample.folder)
+        command = [sys.executable, "-m", "autograder", "autograde", LAB, str(sample.folder), "--backend", "slurm"]
+        proc = subprocess.Popen(command, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            queue = subprocess.run(
+                ["squeue", "-h", "-n", f"hpml-{LAB}", "-t", "RUNNING"], capture_output=True, text=True
+            )
+            if queue.stdout.strip():
+                break
+            time.sleep(0.5)
+        assert queue.stdout.strip(), "the grading task never started"
+        time.sleep(2)
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=60)[0].decode(errors="replace")
+        assert proc.returncode == 130, out
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            left = subprocess.run(["squeue", "-h", "-n", f"hpml-{LAB}"], capture_output=True, text=True).stdout
+            if not left.strip():
+                break
+            time.sleep(0.5)
+        assert not left.strip(), f"the array is still queued after Ctrl-C: {left}"
+        assert StatusStore(sample.paths.statuses).get(LAB, "perfect") is None
