@@ -75,7 +75,7 @@ def test_course_settings_come_from_the_environment_unless_given(monkeypatch):
 # --------------------------------------------------------------------------- on a real cluster
 
 
-def _grade(work, backend: str, extra: list[str] = (), edit=None) -> dict:
+def _grade(work, backend: str, extra: list[str] = (), edit=None, again: bool = False) -> dict:
     with lab01_class(work) as sample:
         if edit:
             edit(sample.folder)
@@ -84,12 +84,16 @@ def _grade(work, backend: str, extra: list[str] = (), edit=None) -> dict:
         code = cli.main(command)
         seconds = time.perf_counter() - t0
         results = {r.student_id: r for r in StatusStore(sample.paths.statuses).results(LAB)}
-        return {"code": code, "results": results, "seconds": seconds, "paths": sample.paths}
+        rerun = None
+        if again:  # the same command once more: nothing changed, nothing is graded again
+            assert cli.main(command) == 0
+            rerun = {r.student_id: r for r in StatusStore(sample.paths.statuses).results(LAB)}
+        return {"code": code, "results": results, "seconds": seconds, "paths": sample.paths, "rerun": rerun}
 
 
 @pytest.fixture(scope="module")
 def sample_both_ways(slurm_cluster, tmp_path_factory):
-    return {b: _grade(tmp_path_factory.mktemp(f"sample-{b}"), b) for b in ("local", "slurm")}
+    return {b: _grade(tmp_path_factory.mktemp(f"sample-{b}"), b, again=b == "slurm") for b in ("local", "slurm")}
 
 
 def test_the_sample_class_grades_the_same_through_slurm(sample_both_ways):
@@ -100,6 +104,7 @@ def test_the_sample_class_grades_the_same_through_slurm(sample_both_ways):
         other = through["results"][sid]
         assert (other.status, other.score, other.failed_tests) == (mine.status, mine.score, mine.failed_tests), sid
     assert not list((through["paths"].work / "jobs" / LAB).glob("*/result.json")), "job folders left behind"
+    assert through["rerun"] == through["results"]  # re-running is idempotent: the same records, not re-graded
 
 
 def test_a_task_over_its_memory_is_a_memory_limit_through_cgroups(slurm_cluster, tmp_path):
