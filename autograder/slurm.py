@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .job import WORKER_OUT
@@ -106,12 +106,6 @@ class TaskEnd:
             return ""
         why = f" ({self.reason})" if self.reason and self.reason != "None" else ""
         return f"its Slurm task ended {self.state}{why} before the grading finished, or never started"
-
-
-@dataclass
-class ArrayJob:
-    job_id: str
-    tasks: list = field(default_factory=list)  # index -> GradingTask
 
 
 def resources(limits: Limits, cpus_per_task: int) -> list[str]:
