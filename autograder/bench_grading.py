@@ -308,29 +308,25 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("plain nbgrader (serial)", clock))
         all_scores["plain"] = scores
         print(f"plain nbgrader autograde: {clock.wall:.1f} s ({clock.wall / n:.2f} s per submission)", flush=True)
-    for jobs in jobs_list:
-        clock, scores, statuses = ours(class_dir, base / f"ours_j{jobs}", jobs, root)
-        rows.append((f"autograde --jobs {jobs}", clock))
-        all_scores[f"jobs{jobs}"] = scores
+
+    def timed(label: str, key: str, folder: str, jobs: int, slurm: SlurmOptions | None = None) -> None:
+        clock, scores, statuses = ours(class_dir, base / folder, jobs, root, slurm)
+        rows.append((label, clock))
+        all_scores[key] = scores
         bad = {sid: st for sid, st in statuses.items() if st != "graded"}
         print(
-            f"autograde --jobs {jobs}: {clock.wall:.1f} s ({clock.wall / n:.2f} s per submission)"
+            f"{label}: {clock.wall:.1f} s ({clock.wall / n:.2f} s per submission)"
             + (f"; not graded: {bad}" if bad else ""),
             flush=True,
         )
 
+    for jobs in jobs_list:
+        timed(f"autograde --jobs {jobs}", f"jobs{jobs}", f"ours_j{jobs}", jobs)
+
     if args.slurm:
         with _cluster(base):
             for jobs in jobs_list:
-                clock, scores, statuses = ours(class_dir, base / f"slurm_j{jobs}", jobs, root, SlurmOptions())
-                rows.append((f"slurm --jobs {jobs}", clock))
-                all_scores[f"slurm{jobs}"] = scores
-                bad = {sid: st for sid, st in statuses.items() if st != "graded"}
-                print(
-                    f"autograde --backend slurm --jobs {jobs}: {clock.wall:.1f} s ({clock.wall / n:.2f} s per submission)"
-                    + (f"; not graded: {bad}" if bad else ""),
-                    flush=True,
-                )
+                timed(f"slurm --jobs {jobs}", f"slurm{jobs}", f"slurm_j{jobs}", jobs, SlurmOptions())
         for jobs in jobs_list:
             local, through = dict(rows).get(f"autograde --jobs {jobs}"), dict(rows)[f"slurm --jobs {jobs}"]
             if local:

@@ -8,7 +8,11 @@ it too, and a submission over a small ``--mem`` ends as "memory limit" through t
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import time
 
 import nbformat
@@ -75,6 +79,20 @@ def test_course_settings_come_from_the_environment_unless_given(monkeypatch):
 # --------------------------------------------------------------------------- on a real cluster
 
 
+def only_perfect_with(code: str):
+    """An edit of the sample class: only the perfect student, with ``code`` as their first code cell."""
+
+    def edit(folder):
+        path = folder / "perfect" / f"{LAB}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        nb.cells.insert(1, nbformat.v4.new_code_cell(code))
+        nbformat.write(nb, path)
+        for other in ("one_wrong", "untouched", "not_json"):
+            shutil.rmtree(folder / other)
+
+    return edit
+
+
 def _grade(work, backend: str, extra: list[str] = (), edit=None, again: bool = False) -> dict:
     with lab01_class(work) as sample:
         if edit:
@@ -110,14 +128,7 @@ def test_the_sample_class_grades_the_same_through_slurm(sample_both_ways):
 def test_a_task_over_its_memory_is_a_memory_limit_through_cgroups(slurm_cluster, tmp_path):
     """A cell that holds 600 MB in a task given 400 MB: the node's cgroup kills it, the student gets memory limit."""
 
-    def hog(folder):
-        path = folder / "perfect" / f"{LAB}.ipynb"
-        nb = nbformat.read(path, as_version=4)
-        nb.cells.insert(1, nbformat.v4.new_code_cell("import numpy as np\n_hog = np.ones(600 * 2**20 // 8)"))
-        nbformat.write(nb, path)
-        for other in ("one_wrong", "untouched", "not_json"):
-            shutil.rmtree(folder / other)
-
+    hog = only_perfect_with("import numpy as np\n_hog = np.ones(600 * 2**20 // 8)")
     run = _grade(tmp_path, "slurm", ["--sbatch-option=--mem=400M"], edit=hog)
     result = run["results"]["perfect"]
     assert result.status == MEMORY_LIMIT, result.message
@@ -148,21 +159,8 @@ def test_a_task_that_ends_without_grading_is_a_grader_error_that_says_how(monkey
 
 def test_ctrl_c_cancels_the_array_and_records_nothing_unfinished(slurm_cluster, tmp_path):
     """A notebook that sleeps, an interrupt while its task runs: the array is cancelled, the student not recorded."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
-    def sleeper(folder):
-        path = folder / "perfect" / f"{LAB}.ipynb"
-        nb = nbformat.read(path, as_version=4)
-        nb.cells.insert(1, nbformat.v4.new_code_cell("import time\ntime.sleep(300)"))
-        nbformat.write(nb, path)
-        for other in ("one_wrong", "untouched", "not_json"):
-            shutil.rmtree(folder / other)
-
     with lab01_class(tmp_path) as sample:
-        sleeper(sample.folder)
+        only_perfect_with("import time\ntime.sleep(300)")(sample.folder)
         command = [sys.executable, "-m", "autograder", "autograde", LAB, str(sample.folder), "--backend", "slurm"]
         proc = subprocess.Popen(command, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
