@@ -39,7 +39,7 @@ def test_every_notebook_has_4_to_8_questions():
 
 
 def test_every_question_has_a_key():
-    missing = [f"{q['notebook']}:{q['id']}" for q in QUESTIONS if q.id not in ANSWER_KEY]
+    missing = [f"{q.notebook}:{q.id}" for q in QUESTIONS if q.id not in ANSWER_KEY]
     assert not missing, f"self-check questions without an answer key in this test: {missing}"
 
 
