@@ -206,14 +206,21 @@ def round_half_up(x: float, places: int = 2) -> float:
     return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
 
 
-def item_order(rows: Iterable[ScoreRow], policy: Policy) -> list[str]:
-    """Items by category (the policy's order), then due date, then name."""
+def item_rows(rows: Iterable[ScoreRow], policy: Policy) -> dict[str, ScoreRow]:
+    """Each item's first row (its category, maximum and due time), by category (the policy's order), then due
+    date, then name: the order of the final table's columns."""
     firsts: dict[str, ScoreRow] = {}
     for r in rows:
         firsts.setdefault(r.item, r)
     rank = {c.name: i for i, c in enumerate(policy.categories)}
     far = datetime.max.replace(tzinfo=policy.zone)
-    return sorted(firsts, key=lambda i: (rank[firsts[i].category], firsts[i].due_at or far, i))
+    order = sorted(firsts, key=lambda i: (rank[firsts[i].category], firsts[i].due_at or far, i))
+    return {item: firsts[item] for item in order}
+
+
+def item_order(rows: Iterable[ScoreRow], policy: Policy) -> list[str]:
+    """The items in the final table's column order (see :func:`item_rows`)."""
+    return list(item_rows(rows, policy))
 
 
 def _short(when: datetime | None, policy: Policy) -> str:
@@ -325,11 +332,7 @@ def grade_student(sid: str, rows: dict[str, ScoreRow], firsts: dict[str, ScoreRo
 
 def course_grades(rows: list[ScoreRow], policy: Policy, roster: list[str] | None = None) -> list[StudentGrade]:
     """Every student's final grade, sorted by student id; roster students without rows get all items missing."""
-    order = item_order(rows, policy)
-    firsts = {}
-    for r in rows:
-        firsts.setdefault(r.item, r)
-    firsts = {item: firsts[item] for item in order}
+    firsts = item_rows(rows, policy)
     students = sorted({r.student_id for r in rows})
     if roster is not None:
         unknown = sorted(set(students) - set(roster))

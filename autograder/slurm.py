@@ -144,13 +144,7 @@ def parse_scontrol(text: str) -> dict[int, TaskState]:
         state = fields.get("JobState", "")
         if not task or not state:
             continue
-        code, _, sig = fields.get("ExitCode", ":").partition(":")
-        entry = TaskState(
-            state,
-            int(code) if code.isdigit() else None,
-            int(sig) if sig.isdigit() and int(sig) else None,
-            fields.get("Reason", ""),
-        )
+        entry = TaskState(state, *_exit_code(fields.get("ExitCode", "")), fields.get("Reason", ""))
         for index in _indices(task):
             states[index] = entry
     return states
@@ -165,13 +159,16 @@ def parse_sacct(text: str) -> dict[int, TaskState]:
             continue
         index = parts[0].split("_", 1)[1]
         state = parts[1].split()[0]  # "CANCELLED by 0"
-        code, _, sig = parts[2].partition(":")
-        entry = TaskState(
-            state, int(code) if code.isdigit() else None, int(sig) if sig.isdigit() and int(sig) else None
-        )
+        entry = TaskState(state, *_exit_code(parts[2]))
         for i in _indices(index.strip("[]")):
             states[i] = entry
     return states
+
+
+def _exit_code(text: str) -> tuple[int | None, int | None]:
+    """Slurm's ``ExitCode`` ``"code:signal"`` -> (exit code, the signal or None when 0)."""
+    code, _, sig = text.partition(":")
+    return (int(code) if code.isdigit() else None, int(sig) if sig.isdigit() and int(sig) else None)
 
 
 def _indices(spec: str) -> list[int]:
