@@ -48,6 +48,7 @@ __all__ = [
     "TinyGPT",
     "count_parameters",
     "evaluate_loss",
+    "forward_with_attention",
     "load_text",
     "peak_memory_bytes",
     "train_tiny_gpt",
@@ -109,12 +110,17 @@ class CausalSelfAttention(nn.Module):
         self.qkv = nn.Linear(n_embd, 3 * n_embd)
         self.proj = nn.Linear(n_embd, n_embd)
 
+    def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Queries, keys and values of ``x`` (batch, T, n_embd), each (batch, n_head, T, head_dim)."""
+        batch, t_new, n_embd = x.shape
+        q, k, v = self.qkv(x).split(n_embd, dim=2)
+        return tuple(z.view(batch, t_new, self.n_head, self.head_dim).transpose(1, 2) for z in (q, k, v))
+
     def forward(
         self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         batch, t_new, n_embd = x.shape
-        q, k, v = self.qkv(x).split(n_embd, dim=2)
-        q, k, v = (z.view(batch, t_new, self.n_head, self.head_dim).transpose(1, 2) for z in (q, k, v))
+        q, k, v = self.heads(x)
         if past is not None:
             k = torch.cat([past[0], k], dim=2)
             v = torch.cat([past[1], v], dim=2)
@@ -216,6 +222,38 @@ class TinyGPT(nn.Module):
             x, kv = block(x, past_kv[i] if past_kv else None)
             present.append(kv)
         return self.head(self.ln_f(x)), present
+
+
+Attend = Callable[[int, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def forward_with_attention(model: TinyGPT, idx: torch.Tensor, positions: torch.Tensor, attend: Attend) -> torch.Tensor:
+    """TinyGPT's forward pass with the attention supplied by the caller; returns logits (batch, T, vocab) (lab09).
+
+    ``idx`` and ``positions`` are (batch, T): token ids and their absolute
+    positions (sequences of one batch may be at different positions). In layer
+    ``i``, ``attend(i, q, k, v)`` receives the new tokens' queries, keys and
+    values, each (batch, n_head, T, head_dim), and returns their attention
+    output of the same shape: the place where a KV cache stores ``k`` and ``v``
+    and reads the keys and values of earlier positions. Everything else (embeddings,
+    LayerNorms, projections, MLPs, the head) is the model's own.
+    """
+    if idx.dim() != 2 or positions.shape != idx.shape:
+        raise ValueError(
+            f"idx and positions must both be (batch, T), got {tuple(idx.shape)} and {tuple(positions.shape)}"
+        )
+    if idx.numel() and int(positions.max()) >= model.block_size:
+        raise ValueError(
+            f"position {int(positions.max())} is beyond block_size={model.block_size}: "
+            "generate fewer tokens or build the model with a larger block_size"
+        )
+    x = model.tok_emb(idx) + model.pos_emb(positions)
+    for i, block in enumerate(model.blocks):
+        q, k, v = block.attn.heads(block.ln1(x))
+        y = attend(i, q, k, v)
+        x = x + block.attn.proj(y.transpose(1, 2).reshape(x.shape))
+        x = x + block.mlp(block.ln2(x))
+    return model.head(model.ln_f(x))
 
 
 def _random_windows(

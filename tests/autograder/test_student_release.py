@@ -32,7 +32,11 @@ TEXT_SUFFIXES = {".ipynb", ".py", ".md", ".txt", ".toml", ".json", ".cfg", ""}
 INSTRUCTOR_SERVER_EXTENSIONS = ("formgrader", "course_list", "assignment_list")
 INSTRUCTOR_LAB_PLUGINS = ("formgrader", "create-assignment", "course-list", "assignment-list")
 # lines of a reference answer that the package also needs, and that compute nothing graded
-SHARED_IDIOMS = {"device = next(model.parameters()).device"}
+# lines a reference shares with code the course hands out on purpose (lab09's spec names PyTorch's causal attention)
+SHARED_IDIOMS = {
+    "device = next(model.parameters()).device",
+    "return F.scaled_dot_product_attention(q, k, v, is_causal=True)",
+}
 # build with this environment's setuptools when it has one (no download); pip fetches it otherwise
 OFFLINE_BUILD = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
 

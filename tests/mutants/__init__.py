@@ -148,4 +148,5 @@ CI_SUBSET = {
     "lab06_compression": ["distill_no_t_squared"],
     "lab07_transformers": ["lora_scale_alpha"],
     "lab08_nas": ["macs_depthwise_dense"],
+    "lab09_llm_serving": ["cache_decode_no_cow_copy", "sched_preempts_oldest"],
 }
