@@ -3,6 +3,7 @@
 The lab writes the server (block allocator, paged KV cache, scheduler, serving
 loop); this module holds only the records they pass around and the workload:
 
+* :class:`OutOfBlocksError`: what a block allocator raises when no block is free.
 * :class:`Request`: what a client sends (prompt token ids, how many tokens to
   generate) and when it arrives, in seconds on the simulated clock.
 * :class:`Sequence`: a request being served: its generated tokens, its block
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = [
+    "OutOfBlocksError",
     "Request",
     "RequestStats",
     "ScheduledBatch",
@@ -29,6 +31,15 @@ __all__ = [
     "latency_percentiles",
     "poisson_requests",
 ]
+
+
+class OutOfBlocksError(RuntimeError):
+    """The KV cache has fewer free blocks than asked for (lab09's ``BlockAllocator`` raises it).
+
+    A ``RuntimeError``, not a ``MemoryError``: the machine has memory left, the
+    cache's pool of blocks does not (and graders read ``MemoryError`` as the
+    sandbox's memory limit).
+    """
 
 
 @dataclass(frozen=True)

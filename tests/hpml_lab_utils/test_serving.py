@@ -111,3 +111,9 @@ def test_graded_alone_swaps_names_and_restores_them_even_after_a_failure():
     assert namespace == {"allocator": "mine", "other": 1}
     with checks.graded_alone(namespace, {}):
         assert namespace == {"allocator": "mine", "other": 1}
+
+
+def test_out_of_blocks_is_not_read_as_the_sandbox_memory_limit():
+    # the autograder reports a MemoryError in a cell as "memory limit"; running out of KV blocks is a test failure
+    assert issubclass(serving.OutOfBlocksError, RuntimeError)
+    assert not issubclass(serving.OutOfBlocksError, MemoryError)

@@ -20,8 +20,8 @@ MUTANTS = [
         "alloc_partial_before_error",
         "takes the free blocks it can before finding there are not enough",
         "answer_block_allocator",
-        '        if n_blocks > len(self.free_ids):\n            raise MemoryError(f"out of KV-cache blocks: {n_tokens} tokens need {n_blocks} blocks, "\n                              f"{len(self.free_ids)} of {self.num_blocks} are free")\n        taken = [self.free_ids.popleft() for _ in range(n_blocks)]',
-        '        taken = [self.free_ids.popleft() for _ in range(min(n_blocks, len(self.free_ids)))]\n        if len(taken) < n_blocks:\n            raise MemoryError("out of KV-cache blocks")',
+        '        if n_blocks > len(self.free_ids):\n            raise OutOfBlocksError(f"out of KV-cache blocks: {n_tokens} tokens need {n_blocks} blocks, "\n                                   f"{len(self.free_ids)} of {self.num_blocks} are free")\n        taken = [self.free_ids.popleft() for _ in range(n_blocks)]',
+        '        taken = [self.free_ids.popleft() for _ in range(min(n_blocks, len(self.free_ids)))]\n        if len(taken) < n_blocks:\n            raise OutOfBlocksError("out of KV-cache blocks")',
         "test_block_allocator",
     ),
     mutant(
