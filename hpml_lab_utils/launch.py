@@ -133,9 +133,13 @@ class LaunchResult:
 
 
 def worker_rank() -> int | None:
-    """This process's rank when it was started by :func:`torchrun` (``RANK``), else None."""
-    rank = os.environ.get("RANK")
-    return int(rank) if rank is not None and rank.isdigit() else None
+    """This process's rank when started by :func:`torchrun` (``RANK``) or ``mpiexec`` (MPICH's ``PMI_RANK``,
+    Open MPI's ``OMPI_COMM_WORLD_RANK``), else None."""
+    for name in ("RANK", "PMI_RANK", "OMPI_COMM_WORLD_RANK"):
+        rank = os.environ.get(name)
+        if rank is not None and rank.isdigit():
+            return int(rank)
+    return None
 
 
 def save_result(obj: Any) -> Path:
@@ -150,7 +154,9 @@ def save_result(obj: Any) -> Path:
     folder = os.environ.get(RESULT_DIR_ENV)
     rank = worker_rank()
     if not folder or rank is None:
-        raise RuntimeError("save_result() only works in a worker started by hpml_lab_utils.launch.torchrun")
+        raise RuntimeError(
+            "save_result() only works in a worker started by hpml_lab_utils.launch.torchrun or hpml_lab_utils.mpi.mpiexec"
+        )
     path = Path(folder) / f"result-rank{rank}.pt"
     tmp = path.with_suffix(".tmp")
     torch.save(obj, tmp)
@@ -322,15 +328,20 @@ class _RankLog:
         self.partial = {"stdout": b"", "stderr": b""}
         self.lines: list[str] = []
 
+    def find(self, log_dir: str, stream: str) -> str | None:
+        """Where torchrun (``--redirects 3``) writes this rank's ``stream``, once it exists."""
+        found = glob.glob(os.path.join(log_dir, "*", "attempt_*", str(self.rank), f"{stream}.log"))
+        return sorted(found)[-1] if found else None
+
     def poll(self, log_dir: str, final: bool = False) -> list[str]:
         new = []
         for stream in ("stdout", "stderr"):
             path = self.paths.get(stream)
             if path is None:
-                found = glob.glob(os.path.join(log_dir, "*", "attempt_*", str(self.rank), f"{stream}.log"))
-                if not found:
+                path = self.find(log_dir, stream)
+                if path is None:
                     continue
-                path = self.paths[stream] = sorted(found)[-1]
+                self.paths[stream] = path
             try:
                 with open(path, "rb") as f:
                     f.seek(self.offsets[stream])
