@@ -1,4 +1,4 @@
-"""A tiny character-level decoder-only transformer and its text, for efficient transformers (week 11, lab07).
+"""A tiny character-level decoder-only transformer and its text, for efficient transformers (week 11, lab07 and lab09).
 
 The text: :func:`load_text` returns the first 63,889 characters (about 64 KB, cut
 at the end of a speech) of "tiny shakespeare", the opening of *Coriolanus* as
@@ -24,6 +24,9 @@ commit d1d7aa3). Shakespeare's plays are in the public domain; the file ships in
   processes only the new tokens, at positions ``T_past ...``. Layers are looked
   up as attributes in ``forward`` (``block.attn.qkv``, ``block.attn.proj``,
   ``block.mlp.fc``, ``block.mlp.proj``), so they can be swapped (LoRA).
+* :func:`forward_with_attention` (lab09): the same forward pass with the attention
+  supplied by the caller, who stores keys and values where it likes (a paged
+  KV cache) and reads them back for the new tokens.
 * :func:`train_tiny_gpt` (AdamW on random windows of the text, a tqdm bar) and
   :func:`evaluate_loss` (mean cross-entropy in nats per character).
 * :func:`peak_memory_bytes`: the peak memory of a call, measured (CUDA: the
