@@ -428,22 +428,29 @@ def _indent(lines: list[str]) -> str:
     return "\n".join("    " + line for line in lines) if lines else "    (no output)"
 
 
-def _run_and_report(
+@dataclass
+class _Followed:
+    """How a launch ended: its exit code (None after a timeout), the launcher's own last lines, each rank's lines."""
+
+    returncode: int | None
+    timed_out: bool
+    launcher_lines: list[str]
+    outputs: dict[int, list[str]]
+    elapsed_s: float
+
+
+def _follow(
     command: list[str],
     cwd: Path,
     child_env: dict,
-    work: str,
+    ranks: list[_RankLog],
     log_dir: str,
     launch_id: str,
-    nproc: int,
     shown: list[str],
     timeout_s: float,
     stream: bool,
-    tail_lines: int,
-) -> LaunchResult:
-    """Run the agent, follow the ranks' logs until it ends (or the timeout), kill what is left, report."""
-    ranks = [_RankLog(r) for r in range(nproc)]
-    agent_tail: deque[str] = deque(maxlen=200)
+) -> _Followed:
+    """Run a launcher, print the ranks' new lines as ``[rank R] line`` until it ends or times out, kill what is left."""
 
     def emit(log: _RankLog, lines: list[str]) -> None:
         if stream:
@@ -452,6 +459,7 @@ def _run_and_report(
 
     if stream:
         print("$ " + " ".join(shlex.quote(p) for p in shown) + f"   (timeout {timeout_s:g} s)", flush=True)
+    launcher_tail: deque[str] = deque(maxlen=200)
     start = time.perf_counter()
     proc = subprocess.Popen(
         command,
@@ -463,11 +471,11 @@ def _run_and_report(
         start_new_session=True,
     )
 
-    def read_agent() -> None:
+    def read_launcher() -> None:
         for raw in iter(proc.stdout.readline, b""):
-            agent_tail.append(raw.decode("utf-8", "replace").rstrip())
+            launcher_tail.append(raw.decode("utf-8", "replace").rstrip())
 
-    reader = threading.Thread(target=read_agent, name="torchrun-agent-output", daemon=True)
+    reader = threading.Thread(target=read_launcher, name="launcher-output", daemon=True)
     reader.start()
     timed_out = False
     try:
@@ -485,8 +493,83 @@ def _run_and_report(
         reader.join(timeout=2.0)
         for log in ranks:
             emit(log, log.poll(log_dir, final=True))
-    elapsed = time.perf_counter() - start
-    outputs = {log.rank: list(log.lines) for log in ranks}
+    return _Followed(
+        None if timed_out else proc.returncode,
+        timed_out,
+        list(launcher_tail),
+        {log.rank: list(log.lines) for log in ranks},
+        time.perf_counter() - start,
+    )
+
+
+def _checked_launch(
+    script: str | os.PathLike, nproc: int, timeout_s: float, cwd: str | os.PathLike | None, what: str
+) -> tuple[Path, Path]:
+    """The script's and the working folder's absolute paths, after checking a launch's arguments."""
+    if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
+        raise ValueError(f"nproc must be a positive int, got {nproc!r}")
+    if not timeout_s or timeout_s <= 0:
+        raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
+    cwd = (Path(cwd) if cwd is not None else Path.cwd()).resolve()
+    script = Path(script)
+    script = (script if script.is_absolute() else cwd / script).resolve()
+    if not script.is_file():
+        raise FileNotFoundError(f"{script} does not exist: write the {what} first (%%writefile)")
+    return script, cwd
+
+
+def _worker_env(cwd: Path, work: str, launch_id: str, threads: int, env: dict[str, str] | None) -> dict[str, str]:
+    """The environment of every rank: one thread per library, unbuffered output, the launch's folder and marker,
+    ``cwd`` first on ``PYTHONPATH``, then ``env``."""
+    child_env = dict(os.environ)
+    child_env.update(
+        {
+            "OMP_NUM_THREADS": str(threads),
+            "MKL_NUM_THREADS": str(threads),
+            "OPENBLAS_NUM_THREADS": str(threads),
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            RESULT_DIR_ENV: work,
+            LAUNCH_ID_ENV: launch_id,
+        }
+    )
+    child_env["PYTHONPATH"] = os.pathsep.join(
+        [str(cwd)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
+    child_env.update({k: str(v) for k, v in (env or {}).items()})
+    return child_env
+
+
+def _saved_results(work: str, nproc: int) -> dict[int, Any]:
+    """What each rank passed to :func:`save_result`, by rank."""
+    results = {}
+    for r in range(nproc):
+        path = os.path.join(work, f"result-rank{r}.pt")
+        if os.path.exists(path):
+            import torch
+
+            results[r] = torch.load(path, weights_only=False)
+    return results
+
+
+def _run_and_report(
+    command: list[str],
+    cwd: Path,
+    child_env: dict,
+    work: str,
+    log_dir: str,
+    launch_id: str,
+    nproc: int,
+    shown: list[str],
+    timeout_s: float,
+    stream: bool,
+    tail_lines: int,
+) -> LaunchResult:
+    """Run the agent, follow the ranks' logs until it ends (or the timeout), kill what is left, report."""
+    done = _follow(
+        command, cwd, child_env, [_RankLog(r) for r in range(nproc)], log_dir, launch_id, shown, timeout_s, stream
+    )
+    outputs, agent_tail, timed_out = done.outputs, done.launcher_lines, done.timed_out
     statuses = _read_statuses(work)
     if timed_out:
         running = [r for r in range(nproc) if r not in statuses]
@@ -499,7 +582,7 @@ def _run_and_report(
         raise LaunchTimeout(
             "\n".join(parts), rank=None, returncode=None, last_lines=list(agent_tail)[-tail_lines:], outputs=outputs
         )
-    if proc.returncode != 0:
+    if done.returncode != 0:
         failed = sorted((s for s in statuses.values() if not s.get("ok")), key=lambda s: s.get("time", 0.0))
         rank = failed[0]["rank"] if failed else _root_cause_rank(list(agent_tail))
         if rank is None:
@@ -507,10 +590,10 @@ def _run_and_report(
             rank = crashed[0] if crashed else None
         if rank is None or rank not in outputs:
             raise LaunchError(
-                f"torchrun failed (exit code {proc.returncode}) before any rank could report; its last lines:\n"
+                f"torchrun failed (exit code {done.returncode}) before any rank could report; its last lines:\n"
                 + _indent(list(agent_tail)[-tail_lines:]),
                 rank=None,
-                returncode=proc.returncode,
+                returncode=done.returncode,
                 last_lines=list(agent_tail)[-tail_lines:],
                 outputs=outputs,
             )
@@ -522,22 +605,20 @@ def _run_and_report(
         )
         last = outputs[rank][-tail_lines:]
         raise LaunchError(
-            f"rank {rank} of {nproc} failed first ({why}); torchrun exit code {proc.returncode}. "
+            f"rank {rank} of {nproc} failed first ({why}); torchrun exit code {done.returncode}. "
             f"Last {len(last)} line(s) of rank {rank}:\n" + _indent(last),
             rank=rank,
-            returncode=proc.returncode,
+            returncode=done.returncode,
             last_lines=last,
             outputs=outputs,
         )
-    import torch
-
-    results = {}
-    for r in range(nproc):
-        path = os.path.join(work, f"result-rank{r}.pt")
-        if os.path.exists(path):
-            results[r] = torch.load(path, weights_only=False)
     return LaunchResult(
-        command=shown, nproc=nproc, returncode=proc.returncode, elapsed_s=elapsed, outputs=outputs, results=results
+        command=shown,
+        nproc=nproc,
+        returncode=done.returncode,
+        elapsed_s=done.elapsed_s,
+        outputs=outputs,
+        results=_saved_results(work, nproc),
     )
 
 
@@ -566,17 +647,7 @@ def torchrun(
     KeyboardInterrupt, every process of the launch is killed first.
     Returns a :class:`LaunchResult`.
     """
-    if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
-        raise ValueError(f"nproc must be a positive int, got {nproc!r}")
-    if not timeout_s or timeout_s <= 0:
-        raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
-    script = Path(script)
-    cwd = (Path(cwd) if cwd is not None else Path.cwd()).resolve()
-    if not script.is_absolute():
-        script = cwd / script
-    script = script.resolve()
-    if not script.is_file():
-        raise FileNotFoundError(f"{script} does not exist: write the worker script first (%%writefile)")
+    script, cwd = _checked_launch(script, nproc, timeout_s, cwd, "worker script")
     args = [str(a) for a in args]
     shown = torchrun_command(script.name if script.parent == cwd else script, nproc, args)
 
@@ -584,25 +655,14 @@ def torchrun(
     work = tempfile.mkdtemp(prefix=f"hpml-launch-{os.getpid()}-")
     log_dir = os.path.join(work, "logs")
     launch_id = uuid.uuid4().hex
-    child_env = dict(os.environ)
-    threads = str(int(threads_per_worker))
-    child_env.update(
-        {
-            "OMP_NUM_THREADS": threads,
-            "MKL_NUM_THREADS": threads,
-            "OPENBLAS_NUM_THREADS": threads,
-            "PYTHONUNBUFFERED": "1",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            RESULT_DIR_ENV: work,
-            LAUNCH_ID_ENV: launch_id,
-        }
-    )
-    child_env["PYTHONPATH"] = os.pathsep.join(
-        [str(cwd)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    )
-    if sys.platform.startswith("linux") and os.path.exists("/sys/class/net/lo"):
-        child_env.setdefault("GLOO_SOCKET_IFNAME", "lo")  # one machine: gloo talks over loopback
-    child_env.update({k: str(v) for k, v in (env or {}).items()})
+    gloo = {}
+    if (
+        sys.platform.startswith("linux")
+        and os.path.exists("/sys/class/net/lo")
+        and "GLOO_SOCKET_IFNAME" not in os.environ
+    ):
+        gloo["GLOO_SOCKET_IFNAME"] = "lo"  # one machine: gloo talks over loopback
+    child_env = _worker_env(cwd, work, launch_id, int(threads_per_worker), gloo | (env or {}))
     command = [
         sys.executable,
         str(BOOT_FILE),

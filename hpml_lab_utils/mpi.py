@@ -27,34 +27,30 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 import uuid
-from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from .launch import (
-    LAUNCH_ID_ENV,
-    RESULT_DIR_ENV,
     LaunchError,
     LaunchResult,
     LaunchTimeout,
-    _kill_launch,
+    _checked_launch,
+    _follow,
+    _Followed,
     _RankLog,
     _remove_stale,
+    _saved_results,
+    _worker_env,
 )
 
 __all__ = ["mpi_available", "mpiexec", "mpiexec_command", "mpiexec_path"]
 
 DEFAULT_TIMEOUT_S = 120.0
-_POLL_S = 0.05
 # MPICH's report of the rank that called MPI_Abort first (python -m mpi4py aborts on an uncaught exception)
 _ABORTED = re.compile(r"rank (\d+) in comm \d+\): application called MPI_Abort")
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b.*")
@@ -124,40 +120,16 @@ def mpiexec(
     and :class:`LaunchTimeout` after ``timeout_s`` seconds; in both cases, and on
     KeyboardInterrupt, every process of the launch is killed first.
     """
-    if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
-        raise ValueError(f"nproc must be a positive int, got {nproc!r}")
-    if not timeout_s or timeout_s <= 0:
-        raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
+    script, cwd = _checked_launch(script, nproc, timeout_s, cwd, "MPI script")
     ok, why = mpi_available()
     if not ok:
         raise RuntimeError(why)
-    cwd = (Path(cwd) if cwd is not None else Path.cwd()).resolve()
-    script = Path(script)
-    script = (script if script.is_absolute() else cwd / script).resolve()
-    if not script.is_file():
-        raise FileNotFoundError(f"{script} does not exist: write the MPI script first (%%writefile)")
     args = [str(a) for a in args]
     shown = mpiexec_command(script.name if script.parent == cwd else script, nproc, args)
 
     _remove_stale("hpml-mpi-")
     work = tempfile.mkdtemp(prefix=f"hpml-mpi-{os.getpid()}-")
     launch_id = uuid.uuid4().hex
-    child_env = dict(os.environ)
-    child_env.update(
-        {
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "OPENBLAS_NUM_THREADS": "1",
-            "PYTHONUNBUFFERED": "1",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            RESULT_DIR_ENV: work,
-            LAUNCH_ID_ENV: launch_id,
-        }
-    )
-    child_env["PYTHONPATH"] = os.pathsep.join(
-        [str(cwd)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    )
-    child_env.update({k: str(v) for k, v in (env or {}).items()})
     command = [
         mpiexec_path(),
         "-outfile-pattern",
@@ -173,96 +145,51 @@ def mpiexec(
         *args,
     ]
     try:
-        return _run(command, cwd, child_env, work, launch_id, nproc, shown, timeout_s, stream, tail_lines)
+        done = _follow(
+            command,
+            cwd,
+            _worker_env(cwd, work, launch_id, 1, env),
+            [_MpiRankLog(r) for r in range(nproc)],
+            work,
+            launch_id,
+            shown,
+            timeout_s,
+            stream,
+        )
+        if done.timed_out:
+            raise LaunchTimeout(
+                f"mpiexec timed out after {timeout_s:g} s (timeout_s) and was killed with its {nproc} rank(s) "
+                "(a rank waiting for a message nobody sends, or a collective that not every rank calls?)",
+                last_lines=done.launcher_lines[-tail_lines:],
+                outputs=done.outputs,
+            )
+        if done.returncode != 0:
+            raise _failure(done, nproc, tail_lines)
+        return LaunchResult(
+            command=shown,
+            nproc=nproc,
+            returncode=done.returncode,
+            elapsed_s=done.elapsed_s,
+            outputs=done.outputs,
+            results=_saved_results(work, nproc),
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _run(
-    command: list[str],
-    cwd: Path,
-    child_env: dict,
-    work: str,
-    launch_id: str,
-    nproc: int,
-    shown: list[str],
-    timeout_s: float,
-    stream: bool,
-    tail_lines: int,
-) -> LaunchResult:
-    ranks = [_MpiRankLog(r) for r in range(nproc)]
-
-    def follow(final: bool = False) -> None:
-        for log in ranks:
-            for line in log.poll(work, final=final):
-                if stream:
-                    print(f"[rank {log.rank}] {line}", flush=True)
-
-    if stream:
-        print("$ " + " ".join(shlex.quote(p) for p in shown) + f"   (timeout {timeout_s:g} s)", flush=True)
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        command,
-        cwd=str(cwd),
-        env=child_env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    launcher: deque[str] = deque(maxlen=200)  # mpiexec's own messages
-
-    def read_launcher() -> None:
-        for raw in iter(proc.stdout.readline, b""):
-            launcher.append(raw.decode("utf-8", "replace").rstrip())
-
-    reader = threading.Thread(target=read_launcher, name="mpiexec-output", daemon=True)
-    reader.start()
-    timed_out = False
-    try:
-        deadline = time.monotonic() + timeout_s
-        while proc.poll() is None:
-            follow()
-            if time.monotonic() > deadline:
-                timed_out = True
-                break
-            time.sleep(_POLL_S)
-    finally:
-        _kill_launch(proc, launch_id)  # normal exit, timeout or interrupt: nothing of this launch stays alive
-        reader.join(timeout=2.0)
-        follow(final=True)
-    launcher_lines = list(launcher)
-    elapsed = time.perf_counter() - start
-    outputs = {log.rank: list(log.lines) for log in ranks}
-    if timed_out:
-        raise LaunchTimeout(
-            f"mpiexec timed out after {timeout_s:g} s (timeout_s) and was killed with its {nproc} rank(s) "
-            "(a rank waiting for a message nobody sends, or a collective that not every rank calls?)",
-            returncode=None,
-            last_lines=launcher_lines[-tail_lines:],
-            outputs=outputs,
-        )
-    if proc.returncode != 0:
-        rank = _failed_rank(outputs | {-1: launcher_lines})
-        last = outputs.get(rank, launcher_lines)[-tail_lines:] if rank is not None else launcher_lines[-tail_lines:]
-        errors = [line for line in outputs.get(rank, []) if _EXCEPTION.match(line)]
-        who = f"rank {rank} of {nproc} failed" if rank is not None else "mpiexec failed"
-        who += f" ({errors[-1]})" if errors else ""
-        raise LaunchError(
-            f"{who}; mpiexec exit code {proc.returncode}. Last {len(last)} line(s):\n"
-            + "\n".join("    " + line for line in last),
-            rank=rank,
-            returncode=proc.returncode,
-            last_lines=last,
-            outputs=outputs,
-        )
-    results = {}
-    for r in range(nproc):
-        path = os.path.join(work, f"result-rank{r}.pt")
-        if os.path.exists(path):
-            import torch
-
-            results[r] = torch.load(path, weights_only=False)
-    return LaunchResult(
-        command=shown, nproc=nproc, returncode=proc.returncode, elapsed_s=elapsed, outputs=outputs, results=results
+def _failure(done: _Followed, nproc: int, tail_lines: int) -> LaunchError:
+    """The error of a job that exited with a failure: the rank that failed first, its exception, its last lines."""
+    outputs = done.outputs
+    rank = _failed_rank(outputs | {-1: done.launcher_lines})
+    last = (outputs[rank] if rank in outputs else done.launcher_lines)[-tail_lines:]
+    errors = [line for line in outputs.get(rank, []) if _EXCEPTION.match(line)]
+    who = f"rank {rank} of {nproc} failed" if rank in outputs else "mpiexec failed"
+    who += f" ({errors[-1]})" if errors else ""
+    return LaunchError(
+        f"{who}; mpiexec exit code {done.returncode}. Last {len(last)} line(s):\n"
+        + "\n".join("    " + line for line in last),
+        rank=rank if rank in outputs else None,
+        returncode=done.returncode,
+        last_lines=last,
+        outputs=outputs,
     )
