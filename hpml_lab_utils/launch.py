@@ -433,10 +433,13 @@ class _Followed:
     """How a launch ended: its exit code (None after a timeout), the launcher's own last lines, each rank's lines."""
 
     returncode: int | None
-    timed_out: bool
     launcher_lines: list[str]
     outputs: dict[int, list[str]]
     elapsed_s: float
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
 
 
 def _follow(
@@ -495,7 +498,6 @@ def _follow(
             emit(log, log.poll(log_dir, final=True))
     return _Followed(
         None if timed_out else proc.returncode,
-        timed_out,
         list(launcher_tail),
         {log.rank: list(log.lines) for log in ranks},
         time.perf_counter() - start,

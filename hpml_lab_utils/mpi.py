@@ -42,6 +42,7 @@ from .launch import (
     _checked_launch,
     _follow,
     _Followed,
+    _indent,
     _RankLog,
     _remove_stale,
     _saved_results,
@@ -70,9 +71,10 @@ def mpi_available() -> tuple[bool, str]:
         import mpi4py  # noqa: F401
     except ImportError:
         return False, "mpi4py is not installed: pip install mpi4py mpich"
-    if mpiexec_path() is None:
+    path = mpiexec_path()
+    if path is None:
         return False, "no mpiexec found: pip install mpich (or your system's MPI)"
-    return True, "mpiexec " + str(mpiexec_path())
+    return True, "mpiexec " + path
 
 
 def mpiexec_command(script: str | os.PathLike, nproc: int, args: Iterable[Any] = ()) -> list[str]:
@@ -88,9 +90,9 @@ class _MpiRankLog(_RankLog):
         return path if os.path.exists(path) else None
 
 
-def _failed_rank(outputs: dict[int, list[str]]) -> int | None:
-    """The rank MPICH says aborted first, else the lowest rank that printed a traceback."""
-    for lines in outputs.values():
+def _failed_rank(outputs: dict[int, list[str]], launcher_lines: list[str]) -> int | None:
+    """The rank MPICH says aborted first (in any output), else the lowest rank that printed a traceback."""
+    for lines in [*outputs.values(), launcher_lines]:
         for line in lines:
             found = _ABORTED.search(line)
             if found:
@@ -180,15 +182,16 @@ def mpiexec(
 def _failure(done: _Followed, nproc: int, tail_lines: int) -> LaunchError:
     """The error of a job that exited with a failure: the rank that failed first, its exception, its last lines."""
     outputs = done.outputs
-    rank = _failed_rank(outputs | {-1: done.launcher_lines})
-    last = (outputs[rank] if rank in outputs else done.launcher_lines)[-tail_lines:]
+    rank = _failed_rank(outputs, done.launcher_lines)
+    if rank not in outputs:  # MPICH named a rank this launch did not start, or nobody failed visibly
+        rank = None
+    last = (done.launcher_lines if rank is None else outputs[rank])[-tail_lines:]
     errors = [line for line in outputs.get(rank, []) if _EXCEPTION.match(line)]
-    who = f"rank {rank} of {nproc} failed" if rank in outputs else "mpiexec failed"
+    who = "mpiexec failed" if rank is None else f"rank {rank} of {nproc} failed"
     who += f" ({errors[-1]})" if errors else ""
     return LaunchError(
-        f"{who}; mpiexec exit code {done.returncode}. Last {len(last)} line(s):\n"
-        + "\n".join("    " + line for line in last),
-        rank=rank if rank in outputs else None,
+        f"{who}; mpiexec exit code {done.returncode}. Last {len(last)} line(s):\n" + _indent(last),
+        rank=rank,
         returncode=done.returncode,
         last_lines=last,
         outputs=outputs,

@@ -31,8 +31,8 @@ MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN T
 TEXT_SUFFIXES = {".ipynb", ".py", ".md", ".txt", ".toml", ".json", ".cfg", ""}
 INSTRUCTOR_SERVER_EXTENSIONS = ("formgrader", "course_list", "assignment_list")
 INSTRUCTOR_LAB_PLUGINS = ("formgrader", "create-assignment", "course-list", "assignment-list")
-# lines of a reference answer that the package also needs, and that compute nothing graded
-# lines a reference shares with code the course hands out on purpose (lab09's spec names PyTorch's causal attention)
+# lines of a reference answer that the package or the course also need, and that compute nothing graded
+# (lab09's spec tells students to call PyTorch's causal attention in prefill)
 SHARED_IDIOMS = {
     "device = next(model.parameters()).device",
     "return F.scaled_dot_product_attention(q, k, v, is_causal=True)",
