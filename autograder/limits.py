@@ -106,6 +106,9 @@ LAB_OVERRIDES: dict[str, dict[str, int]] = {
     # test cells start torchrun (an agent and up to 4 workers, each importing torch; ~70 tasks at peak,
     # 10-35 s per cell on 2 cores); a deadlocked ring stops at its test's own 100 s launch timeout
     "lab05_distributed": {"cell_timeout_s": 180},
+    # the same launches (torchrun and mpiexec, 2 to 4 ranks, 3 to 25 s per cell on 2 cores); a deadlock stops at
+    # the checker's 15-20 s process-group timeout, and at worst at its test's 60 s launch timeout
+    "lab10_parallel_training": {"cell_timeout_s": 180},
 }
 
 

@@ -69,6 +69,19 @@ GRADED = [
         "kv_memory_waste",
         lambda r: ([r.randrange(0, 64) for _ in range(r.randrange(1, 9))], 64, r.choice([1, 4, 16])),
     ),
+    (
+        "lab10_parallel_training",
+        "memory_per_rank",
+        lambda r: (r.randrange(1, 10**6), r.randrange(1, 64), r.choice(["ddp", "zero1", "zero2", "zero3"])),
+    ),
+    (
+        "lab10_parallel_training",
+        "alpha_beta_fit",
+        lambda r: (
+            [4, 1024, 65536, 1 << 20],
+            [r.uniform(1e-6, 1e-5) + s / r.uniform(1e8, 1e10) for s in (4, 1024, 65536, 1 << 20)],
+        ),
+    ),
 ]
 # package functions never called here: they measure, launch, draw, train or wait
 SIDE_EFFECTS = re.compile(
