@@ -30,6 +30,7 @@ import inspect
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -38,7 +39,7 @@ from typing import Any
 
 from . import launch
 
-__all__ = ["CommLog", "MpiCommLog", "init_gloo", "load_spec", "run_checker"]
+__all__ = ["CommLog", "MpiCommLog", "hidden_summary", "init_gloo", "load_spec", "run_checker"]
 
 # torch.distributed's calls that move data between ranks
 POINT_TO_POINT = {"send": "dst", "isend": "dst", "recv": "src", "irecv": "src"}
@@ -221,3 +222,17 @@ def _mpi_numel(buffer: Any) -> int | None:
         buffer = buffer[0]
     size = getattr(buffer, "size", None)
     return int(size) if isinstance(size, int) else None
+
+
+def hidden_summary(problems: list[tuple[int, str, str]], limit: int = 3) -> str:
+    """A hidden test's failure message: which cases failed and how, without the reference's values.
+
+    ``problems``: (case index, case description, problem) as the lab's checkers list them; the
+    text from ``expected`` on is cut, so feedback never quotes an answer for a hidden input.
+    """
+    shown = []
+    for _, what, problem in problems[:limit]:
+        cut = re.split(r",? expected\b", problem, maxsplit=1)[0]
+        shown.append(f"{what}: {cut}" + (" (differs from the reference)" if cut != problem else ""))
+    more = len(problems) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")

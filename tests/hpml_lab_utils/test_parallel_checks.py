@@ -116,3 +116,17 @@ def test_mpi_comm_log_records_what_each_rank_sends():
         {"name": "Allreduce", "dest": None, "numel": 2},
     ]
     assert results[1]["out"].tolist() == [0.0] * 4
+
+
+def test_hidden_summary_names_the_cases_but_never_the_expected_values():
+    problems = [
+        (0, "2 ranks, widths [4, 8]", "rank 1's buckets are [[3, 2], [1, 0]], expected [[3, 2, 1], [0]]"),
+        (1, "3 ranks, widths [5, 9]", "rank 0's parameters differ from single-process training"),
+        (2, "3 ranks", "the last rank's loss is 2.5, expected the mean over micro-batches 1.25"),
+        (3, "4 ranks", "a fourth problem"),
+    ]
+    text = worker_checks.hidden_summary(problems)
+    assert "[[3, 2, 1], [0]]" not in text and "1.25" not in text
+    assert "2 ranks, widths [4, 8]: rank 1's buckets are [[3, 2], [1, 0]] (differs from the reference)" in text
+    assert "rank 0's parameters differ from single-process training" in text
+    assert text.endswith("; and 1 more")
