@@ -38,7 +38,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "[setup] installing into $(VENV) (first time takes a few minutes)"
 	@$(BIN)/python -c "import torch" 2>/dev/null || $(PIP) install -c $(CONSTRAINTS) $(TORCH_PIP_ARGS) torch
-	$(PIP) install -c $(CONSTRAINTS) -e ".[dev]"
+	$(PIP) install -c $(CONSTRAINTS) -e ".[dev,kernels]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name hpml --display-name "Python 3 (HPML)" >/dev/null
 	@# headless `jupyter nbconvert --execute` gets the kernel client that cannot lose a reply after a widget cell
 	@mkdir -p $(VENV)/etc/jupyter && printf '%s\n' '{"ExecutePreprocessor": {"kernel_manager_class": "autograder.reply_channel.PromptKernelManager"}}' \

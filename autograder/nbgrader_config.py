@@ -77,7 +77,15 @@ c.CourseDirectory.submitted_directory = str(_paths.submitted)
 c.CourseDirectory.autograded_directory = str(_paths.autograded)
 c.CourseDirectory.feedback_directory = str(_paths.feedback)
 c.CourseDirectory.db_url = _paths.db_url
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.nbi", "*.nbc"]
+c.CourseDirectory.ignore = [
+    ".ipynb_checkpoints",
+    "*.pyc",
+    "__pycache__",
+    "feedback",
+    "*.nbi",
+    "*.nbc",
+    "torch_extensions",  # lab11's C++ builds (hpml_lab_utils.cpp): never released, submitted or collected
+]
 
 # --- running student notebooks ----------------------------------------------
 c.Execute.timeout = limits_for(lab="").cell_timeout_s  # the defaults and $HPML_* overrides

@@ -40,7 +40,10 @@ def _toml_string_list(items: list[str]) -> str:
 
 
 def student_pyproject(root: Path) -> str:
-    """``pyproject.toml`` of the student copy: the ``hpml_lab_utils`` package with this project's dependencies."""
+    """``pyproject.toml`` of the student copy: the ``hpml_lab_utils`` package with this project's dependencies.
+
+    The ``kernels`` extra (Triton, ninja) is a plain dependency there: students need it for lab11.
+    """
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10: the same parser, as pip vendors it
@@ -57,7 +60,7 @@ name = "hpml-student"
 version = "{project["version"]}"
 description = "High-Performance Machine Learning course: notebooks, labs and their utilities (student copy)"
 requires-python = "{project["requires-python"]}"
-dependencies = {_toml_string_list(project["dependencies"])}
+dependencies = {_toml_string_list(project["dependencies"] + project["optional-dependencies"]["kernels"])}
 
 [tool.setuptools.packages.find]
 include = ["hpml_lab_utils*"]

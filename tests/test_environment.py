@@ -14,7 +14,8 @@ tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Py
 
 def pyproject_requirements() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    reqs = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["dev"]]
+    extras = project["optional-dependencies"]
+    reqs = [Requirement(r) for r in project["dependencies"] + extras["kernels"] + extras["dev"]]
     return {r.name.lower(): str(r.specifier) for r in reqs}
 
 

@@ -116,6 +116,8 @@ c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = "hpml"
 # the exchange: made by root (hubctl.py install); $HPML_EXCHANGE points a test class elsewhere
 c.Exchange.root = os.environ.get("HPML_EXCHANGE", "{exchange}")
+# what Submit leaves out: nbgrader's defaults and lab11's C++ builds (megabytes of .so files, rebuilt when graded)
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "torch_extensions"]
 """
 
 
