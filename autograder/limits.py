@@ -109,6 +109,9 @@ LAB_OVERRIDES: dict[str, dict[str, int]] = {
     # the same launches (torchrun and mpiexec, 2 to 4 ranks, 3 to 25 s per cell on 2 cores); a deadlock stops at
     # the checker's 15-20 s process-group timeout, and at worst at its test's 60 s launch timeout
     "lab10_parallel_training": {"cell_timeout_s": 180},
+    # the load cell compiles the student's C++ extension with g++ and OpenMP: 20-60 s alone, longer beside
+    # other grading kernels (about 1.5 GB at its peak, inside the default memory limit)
+    "lab11_custom_kernels": {"cell_timeout_s": 240},
 }
 
 

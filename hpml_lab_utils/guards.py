@@ -29,14 +29,14 @@ def _guarded(shape: tuple[int, ...], dtype: torch.dtype, device: str, guard: int
     return buf[guard : guard + numel].view(shape)
 
 
-def guarded_input(t: torch.Tensor, guard: int = 4096) -> torch.Tensor:
+def guarded_input(t: torch.Tensor, guard: int = 16384) -> torch.Tensor:
     """A contiguous copy of ``t`` with ``guard`` NaN elements before and after it in memory."""
     out = _guarded(tuple(t.shape), t.dtype, str(t.device), guard, float("nan"))
     out.copy_(t)
     return out
 
 
-def guarded_output(shape: tuple[int, ...], dtype: torch.dtype, device: str = "cpu", guard: int = 4096) -> torch.Tensor:
+def guarded_output(shape: tuple[int, ...], dtype: torch.dtype, device: str = "cpu", guard: int = 16384) -> torch.Tensor:
     """An output tensor full of NaN with ``guard`` elements of :data:`OUTPUT_GUARD` before and after it."""
     out = _guarded(tuple(shape), dtype, device, guard, OUTPUT_GUARD)
     out.fill_(float("nan"))

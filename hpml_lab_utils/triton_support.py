@@ -1,6 +1,6 @@
 """Triton on any Linux machine: the real compiler on a GPU, Triton's interpreter on the CPU (week 6, lab11).
 
-Call :func:`load_triton` before anything imports ``triton``: without a CUDA GPU it sets
+Call :func:`load_triton` before the first ``@triton.jit``: without a CUDA GPU it sets
 ``TRITON_INTERPRET=1``, so ``@triton.jit`` kernels run on CPU tensors, one program at a time, in NumPy
 (about 2 ms per loop iteration: correct results, meaningless times). With a GPU it sets ``TRITON_DEBUG=1``
 so ``tl.device_assert`` is checked (the interpreter ignores it: guard bands, :mod:`hpml_lab_utils.guards`,
@@ -52,6 +52,25 @@ class _Unavailable:
         return self if fn is not None else (lambda f: self)
 
 
+def _interpret_language_functions() -> None:
+    """Make ``triton.language``'s own jitted helpers (``tl.max``, ``tl.sum``...) interpretable.
+
+    They are decorated when ``triton.language`` is imported; if something imported it before ``TRITON_INTERPRET``
+    was set (``import torch._dynamo`` does), they are compiled-mode functions, and an interpreted kernel that
+    calls them fails with "Cannot call @triton.jit'd outside of the scope of a kernel". Wrapping them as the
+    interpreter would have fixes that.
+    """
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith("triton.language"):
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, JITFunction) and not isinstance(value, InterpretedFunction):
+                setattr(module, attr, InterpretedFunction(value.fn))
+
+
 def triton_device() -> str:
     """``"cuda"`` when a CUDA GPU runs Triton's compiled kernels, else ``"cpu"`` (the interpreter's tensors)."""
     import torch
@@ -62,16 +81,16 @@ def triton_device() -> str:
 def load_triton() -> tuple[Any, Any, TritonStatus]:
     """``(triton, triton.language, status)``; stand-ins that explain themselves where Triton is missing.
 
-    Must run before the first ``import triton`` of the process: the interpreter is chosen at import time.
+    Must run before the notebook's first ``@triton.jit``: the interpreter is chosen when a kernel is decorated.
     """
     import torch
 
-    gpu = torch.cuda.is_available()
-    if "triton" not in sys.modules:
-        if gpu:
-            os.environ.setdefault("TRITON_DEBUG", "1")
-        else:
-            os.environ.setdefault("TRITON_INTERPRET", "1")
+    # Triton reads both settings when a kernel is decorated (triton.knobs), so they work even when some library
+    # imported triton already
+    if torch.cuda.is_available():
+        os.environ.setdefault("TRITON_DEBUG", "1")
+    else:
+        os.environ.setdefault("TRITON_INTERPRET", "1")
     interpreted = os.environ.get("TRITON_INTERPRET") == "1"
     try:
         import triton
@@ -86,6 +105,8 @@ def load_triton() -> tuple[Any, Any, TritonStatus]:
             )
         stub = _Unavailable(why)
         return stub, SimpleNamespace(constexpr=stub), TritonStatus(False, False, why)
+    if interpreted:
+        _interpret_language_functions()
     how = "Triton's CPU interpreter (TRITON_INTERPRET=1): results are exact, times mean nothing"
     if not interpreted:
         how = f"compiled for {torch.cuda.get_device_name()} (tl.device_assert checked: TRITON_DEBUG=1)"
