@@ -75,15 +75,25 @@ def build_extension(
     build_dir.mkdir(parents=True, exist_ok=True)
     _clear_stale_lock(build_dir)
     flags = list(extra_cflags) if extra_cflags is not None else ["-O3", "-fopenmp"]
-    return load_inline(
-        name=name,
-        cpp_sources=[cpp_source],
-        functions=functions,
-        extra_cflags=flags,
-        extra_ldflags=["-fopenmp"] if "-fopenmp" in flags else [],
-        build_directory=str(build_dir),
-        verbose=verbose,
-    )
+    try:
+        return load_inline(
+            name=name,
+            cpp_sources=[cpp_source],
+            functions=functions,
+            extra_cflags=flags,
+            extra_ldflags=["-fopenmp"] if "-fopenmp" in flags else [],
+            build_directory=str(build_dir),
+            verbose=verbose,
+        )
+    except RuntimeError as e:
+        errors = [line for line in str(e).splitlines() if "error:" in line]
+        if not errors:
+            raise
+        first = "\n".join(f"  {line.split(str(build_dir) + '/')[-1]}" for line in errors[:5])
+        raise RuntimeError(
+            f"{name} did not compile; the compiler's first errors (main.cpp:line:column; load_inline puts one "
+            f"#include before your source, so line 2 of main.cpp is your line 1):\n{first}\n\nthe whole compiler output:\n{e}"
+        ) from None
 
 
 def build_shared_library(name: str, c_source: str, *, openmp: bool = True) -> ctypes.CDLL:

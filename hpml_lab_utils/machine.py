@@ -104,6 +104,24 @@ def last_level_cache_bytes() -> int:
     return FALLBACK_LLC_BYTES
 
 
+def data_cache_bytes() -> dict[int, int]:
+    """{level: bytes} of the data (or unified) caches one core sees, from ``/sys/devices/system/cpu/cpu*/cache``
+    (week 6, lab11: does a tile fit in L1?). An L3 shared by several cores is reported whole; {} when unknown."""
+    try:
+        cpu = min(os.sched_getaffinity(0))
+    except (AttributeError, ValueError):
+        cpu = 0
+    sizes: dict[int, int] = {}
+    for index in glob.glob(f"/sys/devices/system/cpu/cpu{cpu}/cache/index*"):
+        try:
+            if Path(index, "type").read_text().strip() == "Instruction":
+                continue
+            sizes[int(Path(index, "level").read_text())] = _parse_cache_size(Path(index, "size").read_text())
+        except (OSError, ValueError):
+            continue
+    return dict(sorted(sizes.items()))
+
+
 def available_memory_bytes() -> int | None:
     """``MemAvailable`` from ``/proc/meminfo``, else free pages from ``os.sysconf``; None if unknown."""
     try:

@@ -180,3 +180,13 @@ def test_build_shared_library_runs_on_numpy_memory_and_reports_compiler_errors(t
     assert np.array_equal(x, np.arange(5) * 3)
     with pytest.raises(RuntimeError, match="error"):
         cpp.build_shared_library("broken", 'extern "C" void f() { undeclared(); }')
+
+
+@pytest.mark.skipif(not cpp.toolchain_status()[0], reason="no C++ compiler or ninja")
+def test_a_compile_error_is_summarised_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("HPML_EXTENSIONS_DIR", str(tmp_path))
+    # the compiler stops at the first error in a second or two, long before a whole build
+    with pytest.raises(RuntimeError) as caught:
+        cpp.build_extension("broken", "#include <torch/extension.h>\nint f(int x) { return x + not_declared; }", ["f"])
+    first_lines = str(caught.value).splitlines()[:3]
+    assert first_lines[0].startswith("broken did not compile") and "not_declared" in first_lines[1]

@@ -93,3 +93,12 @@ def test_cpu_facts_of_this_machine_is_sane():
     facts = machine.cpu_facts()
     assert facts.cores >= 1 and facts.vector_bits >= 128
     assert facts.clock_ghz is None or 0.2 < facts.clock_ghz < 10
+
+
+def test_data_cache_bytes_of_this_machine_grow_with_the_level():
+    sizes = machine.data_cache_bytes()
+    if not sizes:
+        pytest.skip("no /sys/devices/system/cpu/cpu*/cache here")
+    levels = sorted(sizes)
+    assert levels[0] == 1 and all(sizes[a] < sizes[b] for a, b in zip(levels, levels[1:]))
+    assert 4096 <= sizes[1] <= 1 << 20
