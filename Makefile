@@ -10,7 +10,7 @@
 #   make strip    remove outputs and execution counts from every notebook
 #   make mutants  grade every plausible wrong answer of tests/mutants (LAB=lab04 for one lab; ~25 min)
 #   make stress-kernels  run every lab and week notebook RUNS times (default 5) on a busy machine;
-#                 report hung and unusually slow cells (each round runs all 22 under load)
+#                 report hung and unusually slow cells (each round runs every lab and week notebook under load)
 #                 (each lab's speed tests alone, 20 times under the same load: python -m tests.speed_cells)
 #   make bench-grading  time class grading: ours (--jobs 1, 2) vs plain nbgrader (~10-15 min)
 
@@ -30,7 +30,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading bench-grading-slurm stress-kernels
+.PHONY: setup sandbox-tools cpp-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading bench-grading-slurm stress-kernels
 
 setup: $(STAMP)
 
@@ -60,6 +60,20 @@ sandbox-tools:
 	    echo "[setup] could not install bubblewrap: grading falls back to resource limits only"; \
 	  else \
 	    echo "[setup] bubblewrap not found (apt-get install bubblewrap): grading uses resource limits only"; \
+	  fi; }
+
+# lab11 compiles C++ (torch.utils.cpp_extension and g++ -shared, with OpenMP) against Python's headers. As root with
+# apt, install g++ and the headers when they are missing; otherwise say how (lab11's C++ cells then fail saying so).
+PY_HEADER = $(shell $(PYTHON) -c "import sysconfig, os; print(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))")
+cpp-tools:
+	@command -v g++ >/dev/null 2>&1 && test -f "$(PY_HEADER)" || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "[setup] installing g++ and Python's headers (lab11 builds C++ extensions)"; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ python3-dev >/dev/null 2>&1 || \
+	     (apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ python3-dev >/dev/null 2>&1)) || \
+	    echo "[setup] could not install g++ and python3-dev: lab11's C++ parts will fail"; \
+	  else \
+	    echo "[setup] g++ or Python.h not found (apt-get install g++ python3-dev): lab11's C++ parts need them"; \
 	  fi; }
 
 # The class JupyterHub (deploy/jupyterhub) needs npm for configurable-http-proxy. As root with apt, install it;
@@ -111,10 +125,10 @@ browser-tools:
 	    echo "[setup] chromium not found (apt-get install chromium, or HPML_CHROMIUM=/path/to/chrome): browser tests skip"; \
 	  fi; }
 
-demo: setup sandbox-tools
+demo: setup sandbox-tools cpp-tools
 	$(BIN)/python -m autograder demo
 
-test: setup sandbox-tools browser-tools hub-tools slurm-tools lint
+test: setup sandbox-tools cpp-tools browser-tools hub-tools slurm-tools lint
 	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=25 tests \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
 
@@ -124,7 +138,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 
 # The mutation suite: each lab's mutants graded through the real autograder, then a kill table per lab.
-mutants: setup sandbox-tools
+mutants: setup sandbox-tools cpp-tools
 	HPML_FAST=1 $(BIN)/python -m tests.mutants $(LAB)
 
 # Every notebook headless, several at once beside CPU burners: hung cells (lost replies) and outliers.
