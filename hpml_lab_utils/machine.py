@@ -16,8 +16,8 @@ file: it is an assumption the notebook states and lets the reader change.
 Example::
 
     facts = cpu_facts()
-    per_cycle = flops_per_cycle(facts.vector_bits, 32, units=2, fma=facts.fma)
-    peak = theoretical_peak_flops(facts.cores, facts.clock_ghz, per_cycle)   # roofline.py
+    per_cycle = flops_per_cycle(facts.datapath_bits, 32, units=2, fma=facts.fma)
+    peak = theoretical_peak_flops(facts.physical_cores, facts.clock_ghz, per_cycle)   # roofline.py
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CPUINFO = Path("/proc/cpuinfo")
+CPU_SYSFS = Path("/sys/devices/system/cpu")
 CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
 FALLBACK_LLC_BYTES = 32 << 20  # used when the cache size cannot be read
 
@@ -52,6 +53,31 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+def physical_cores(sysfs: Path = CPU_SYSFS) -> int:
+    """Physical cores among the CPUs this process may use (week 1): distinct (package, core) pairs in sysfs.
+
+    A hyper-threaded core shows up as 2 logical CPUs that share its vector units, so a peak FLOP/s counts it once.
+    Falls back to :func:`usable_cores` where sysfs has no topology (macOS, Windows, some containers).
+    """
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return usable_cores()
+    pairs = set()
+    for cpu in cpus:
+        topology = sysfs / f"cpu{cpu}" / "topology"
+        try:
+            pairs.add(
+                (
+                    topology.joinpath("physical_package_id").read_text().strip(),
+                    topology.joinpath("core_id").read_text().strip(),
+                )
+            )
+        except OSError:
+            return usable_cores()
+    return len(pairs) or usable_cores()
 
 
 def _parse_cache_size(text: str) -> int:
@@ -141,9 +167,12 @@ def available_memory_bytes() -> int | None:
 class CpuFacts:
     """What week 1 reads about this CPU.
 
-    ``simd``: the widest vector extension found (``"AVX-512"``, ``"AVX2"``, ``"AVX"``,
-    ``"SSE2"``, ``"NEON (ASIMD)"``, ``"SVE"`` or ``"unknown"``); ``vector_bits``: its
-    register width in bits; ``fma``: fused multiply-add available; ``clock_ghz``:
+    ``cores``: logical CPUs this process may use; ``physical_cores``: the cores behind them
+    (hyper-threads counted once). ``simd``: the widest vector extension found (``"AVX-512"``,
+    ``"AVX2"``, ``"AVX"``, ``"SSE2"``, ``"NEON (ASIMD)"``, ``"SVE"`` or ``"unknown"``);
+    ``vector_bits``: its register width in bits; ``datapath_bits``: the width the FMA units
+    compute per cycle (smaller than the registers on AMD Zen 4, which runs AVX-512 on 256-bit
+    units); ``fma``: fused multiply-add available; ``clock_ghz``:
     the clock the peak formula uses (``None`` when nothing could be read), and
     ``clock_source`` says where it came from; ``clocks`` holds every clock found
     (name -> GHz); ``notes`` lists the assumptions made while reading.
@@ -159,6 +188,8 @@ class CpuFacts:
     clock_source: str
     clocks: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    physical_cores: int = 0
+    datapath_bits: int = 0
 
 
 def parse_cpuinfo(text: str) -> dict[str, str]:
@@ -195,6 +226,18 @@ def simd_of(flags: set[str] | frozenset[str]) -> tuple[str, int, bool]:
     if "sse2" in flags:
         return "SSE2", 128, False
     return "unknown", 128, False
+
+
+def fma_datapath_bits(vector_bits: int, vendor: str, family: int | None) -> tuple[int, str | None]:
+    """(bits an FMA unit computes per cycle, a note or None) for registers of ``vector_bits`` (week 1).
+
+    Equal to the register width, except on AMD family 0x19 (Zen 3 and Zen 4): Zen 4 executes each AVX-512
+    instruction as two 256-bit halves, so its 512-bit registers do not double its FLOP per cycle. (Zen 5, family
+    0x1A, has full 512-bit units in its server and desktop parts.)
+    """
+    if vendor == "AuthenticAMD" and family == 0x19 and vector_bits > 256:
+        return 256, "AMD Zen 4 runs AVX-512 on 256-bit units: the peak counts 256-bit FMAs"
+    return vector_bits, None
 
 
 def flops_per_cycle(vector_bits: int, dtype_bits: int, units: int = 2, fma: bool = True) -> float:
@@ -269,12 +312,21 @@ def cpu_facts(cpuinfo_path: Path = CPUINFO, cpufreq: Path = CPUFREQ) -> CpuFacts
     else:
         source, ghz = "not found", None
         notes.append("no clock found in sysfs or /proc/cpuinfo: type one in")
+    family_text = info.get("cpu family", "")
+    datapath, datapath_note = fma_datapath_bits(
+        bits, info.get("vendor_id", ""), int(family_text) if family_text.isdigit() else None
+    )
+    if datapath_note:
+        notes.append(datapath_note)
+    cores, physical = usable_cores(), physical_cores()
+    if physical < cores:
+        notes.append(f"{cores} logical CPUs on {physical} physical cores (hyper-threading): the peak counts cores")
     model = (
         info.get("model name") or info.get("cpu model") or platform.processor() or platform.machine() or "unknown CPU"
     )
     return CpuFacts(
         model=model,
-        cores=usable_cores(),
+        cores=cores,
         flags=flags,
         simd=simd,
         vector_bits=bits,
@@ -283,4 +335,6 @@ def cpu_facts(cpuinfo_path: Path = CPUINFO, cpufreq: Path = CPUFREQ) -> CpuFacts
         clock_source=source,
         clocks=clocks,
         notes=notes,
+        physical_cores=physical,
+        datapath_bits=datapath,
     )

@@ -1,5 +1,6 @@
 """hpml_lab_utils.machine: CPU facts for the week-1 peak-FLOP/s formula."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,8 @@ def test_cpu_facts_from_files(tmp_path: Path):
     assert facts.clock_ghz == pytest.approx(3.9) and "max" in facts.clock_source
     assert facts.clocks["nominal (model name)"] == pytest.approx(2.1)
     assert facts.clocks["current (cpu MHz)"] == pytest.approx(2.095078)
-    assert facts.cores >= 1 and not facts.notes
+    assert facts.cores >= 1 and not [n for n in facts.notes if "hyper-threading" not in n]  # this machine's cores
+    assert facts.datapath_bits == 512  # an Intel Xeon: full-width AVX-512 units
 
 
 def test_cpu_facts_without_sysfs_uses_the_model_name_then_cpu_mhz(tmp_path: Path):
@@ -102,3 +104,32 @@ def test_data_cache_bytes_of_this_machine_grow_with_the_level():
     levels = sorted(sizes)
     assert levels[0] == 1 and all(sizes[a] < sizes[b] for a, b in zip(levels, levels[1:]))
     assert 4096 <= sizes[1] <= 1 << 20
+
+
+def test_physical_cores_counts_hyper_threads_once(tmp_path: Path):
+    cpus = sorted(os.sched_getaffinity(0))
+    for cpu in cpus:
+        topology = tmp_path / f"cpu{cpu}" / "topology"
+        topology.mkdir(parents=True)
+        (topology / "physical_package_id").write_text("0\n")
+        (topology / "core_id").write_text(f"{cpu // 2}\n")  # pairs of logical CPUs share a core
+    assert machine.physical_cores(tmp_path) == len({cpu // 2 for cpu in cpus})
+    assert machine.physical_cores(tmp_path / "missing") == machine.usable_cores()
+
+
+def test_zen4_avx512_counts_256_bit_fma_units():
+    assert machine.fma_datapath_bits(512, "AuthenticAMD", 0x19)[0] == 256
+    assert machine.fma_datapath_bits(512, "AuthenticAMD", 0x1A) == (512, None)  # Zen 5
+    assert machine.fma_datapath_bits(512, "GenuineIntel", 6) == (512, None)
+    assert machine.fma_datapath_bits(256, "AuthenticAMD", 0x19) == (256, None)  # Zen 3: AVX2 only
+
+
+def test_cpu_facts_of_a_zen4_cpu(tmp_path: Path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(
+        "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+        "model name\t: AMD EPYC 9654 96-Core Processor\ncpu MHz\t\t: 2400.000\n"
+        "flags\t\t: fpu sse2 avx avx2 fma avx512f avx512bw\n\n"
+    )
+    facts = machine.cpu_facts(cpuinfo, tmp_path / "missing")
+    assert (facts.vector_bits, facts.datapath_bits) == (512, 256) and any("Zen 4" in n for n in facts.notes)
