@@ -53,6 +53,7 @@ __all__ = [
     "evaluate_loss",
     "forward_with_attention",
     "load_text",
+    "sdpa_backend",
     "peak_memory_bytes",
     "train_tiny_gpt",
 ]
@@ -435,3 +436,38 @@ def peak_memory_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tupl
 def count_parameters(model: nn.Module) -> int:
     """All parameters of ``model`` (trainable or not) (lab07)."""
     return sum(p.numel() for p in model.parameters())
+
+
+# PyTorch's fused attention kernels, by the aten operator the dispatcher runs (most specific names first)
+_SDPA_KERNELS = [
+    ("_scaled_dot_product_flash_attention_for_cpu", "flash-style CPU kernel (blocked, online softmax)"),
+    ("_scaled_dot_product_flash_attention", "FlashAttention-2 (CUDA)"),
+    ("_scaled_dot_product_efficient_attention", "memory-efficient attention (CUDA, xFormers')"),
+    ("_scaled_dot_product_cudnn_attention", "cuDNN attention"),
+    ("_scaled_dot_product_attention_math", "math: S and P materialised"),
+]
+
+
+def sdpa_backend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, **kwargs: Any) -> str:
+    """Which kernel ``F.scaled_dot_product_attention(q, k, v, **kwargs)`` runs for these inputs (week 11).
+
+    Read from the aten operators the call dispatches (a ``TorchDispatchMode`` records them), not guessed:
+    FlashAttention on a GPU needs FP16/BF16 inputs, so FP32 gets the memory-efficient or the math kernel there.
+    """
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _Record(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ops: set[str] = set()
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.add(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    with _Record() as record:
+        F.scaled_dot_product_attention(q, k, v, **kwargs)
+    for op, label in _SDPA_KERNELS:
+        if op in record.ops:
+            return f"{label} [aten::{op}]"
+    return "math: S and P materialised [no fused kernel dispatched]"

@@ -107,3 +107,13 @@ def test_peak_memory_sees_the_score_matrix_of_naive_attention_only():
     assert naive_peak >= 2 * scores_bytes  # scores and probabilities alive together
     assert sdpa_peak < scores_bytes / 4
     assert transformer.peak_memory_bytes(lambda x: x.add_(1), q.clone())[0] == 0  # in place: nothing new
+
+
+def test_sdpa_backend_names_the_kernel_that_ran():
+    from hpml_lab_utils.transformer import sdpa_backend
+
+    q = torch.randn(1, 2, 32, 16)
+    fused = sdpa_backend(q, q, q, is_causal=True)
+    assert "aten::_scaled_dot_product" in fused  # a fused kernel on any machine with a recent torch
+    with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):
+        assert sdpa_backend(q, q, q, is_causal=True).startswith("math")
