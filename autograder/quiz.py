@@ -56,7 +56,7 @@ def _answer(question: Question, value) -> str:
 
 def question_cells(number: int, question: Question, value) -> list:
     """The markdown, answer and test cells of one question (``value``: the key's answer)."""
-    if digest(value, question.digits) != question.digest:
+    if digest(value, question.digits, question.rtol) != question.digest:
         raise CourseError(
             f"{question.notebook} {question.id}: the key's answer does not match the digest stored in the "
             "notebook (tests/notebooks/test_course_quizzes.py says which is wrong)"
@@ -77,13 +77,14 @@ def question_cells(number: int, question: Question, value) -> list:
         )
     else:
         unit = f" (in {question.unit})" if question.unit else ""
-        how = f"Set `{name}` to a number{unit}; it is checked to {question.digits} significant digits."
+        within = f"within {question.rtol:.0%}" if question.rtol else f"to {question.digits} significant digits"
+        how = f"Set `{name}` to a number{unit}; it is checked {within}."
         prompt = f"{question.text}\n\n{how}"
         check = (
             f"assert isinstance({name}, (int, float)), " + f'"{name} must be a number"\n'
             "### BEGIN HIDDEN TESTS\n"
-            f"assert is_correct({name}, {question.digest!r}, digits={question.digits}), "
-            f'"not the expected value to {question.digits} significant digits"\n'
+            f"assert is_correct({name}, {question.digest!r}, digits={question.digits}, rtol={question.rtol!r}), "
+            f'"not the expected value {within}"\n'
             "### END HIDDEN TESTS"
         )
     return [

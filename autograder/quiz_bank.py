@@ -2,7 +2,7 @@
 
 A question is a code cell of ``course/weekNN_*.ipynb`` that starts with
 ``# selfcheck: <id>`` and calls ``choice(question, options, digest, ...)`` or
-``number(question, digest, digits=3, unit=..., ...)`` (:mod:`hpml_lab_utils.selfcheck`).
+``number(question, digest, digits=3, unit=..., rtol=..., ...)`` (:mod:`hpml_lab_utils.selfcheck`).
 The keys live in ``autograder/quiz_keys/weekNN.py``, each a dict ``KEYS``:
 question id -> a function that recomputes the answer from the question's data.
 They are instructor material: ``autograder/`` never reaches students.
@@ -38,6 +38,7 @@ class Question:
     digits: int = 3
     options: tuple[str, ...] = ()
     unit: str = ""
+    rtol: float | None = None  # numbers compared within this relative tolerance instead of at ``digits``
 
 
 def _call_name(node: ast.Call) -> str | None:
@@ -65,7 +66,7 @@ def _question(path: Path, index: int, qid: str, call: ast.Call) -> Question:
         return Question(qid, week, path.name, index, kind, text, stored, 3, options, unit)
     stored = _literal(kwargs.get("expected_digest", args[1]))
     digits = _literal(kwargs.get("digits", args[2])) or 3
-    return Question(qid, week, path.name, index, kind, text, stored, digits, (), unit)
+    return Question(qid, week, path.name, index, kind, text, stored, digits, (), unit, _literal(kwargs.get("rtol")))
 
 
 def find_questions(course_dir: Path = COURSE_DIR) -> list[Question]:

@@ -6,7 +6,11 @@ compared. Normalising:
 
 - text (multiple choice, a word): stripped, lower case, inner spaces collapsed;
 - numbers: rounded to ``digits`` significant digits (default 3), so 0.3333 and
-  0.333 match, and written in one canonical form (``1.23e+04``).
+  0.333 match, and written in one canonical form (``1.23e+04``);
+- numbers with a relative tolerance ``rtol`` (for answers a reader rounds: 0.0039 for
+  0.00390625): the answer's *bucket* on a logarithmic grid of step ``log(1 + rtol)``; a reader's
+  number is right when its bucket is the stored one or a neighbour, so every answer within
+  ``rtol`` of the exact one is accepted (and none off by more than about ``2 rtol``).
 
 Digests are made with :func:`digest` from an answer the notebook's author
 *computes* (never copies from a key); ``tests/notebooks/test_course_quizzes.py``
@@ -52,19 +56,48 @@ def normalise(answer: Any, digits: int = 3) -> str:
         return text
 
 
-def digest(answer: Any, digits: int = 3) -> str:
-    """``sha256(SALT | normalised answer)``, the first 16 hex digits: what a question stores."""
-    return hashlib.sha256(f"{SALT}|{normalise(answer, digits)}".encode()).hexdigest()[:DIGEST_LENGTH]
+def _bucket(value: float, rtol: float) -> tuple[str, int]:
+    """(sign, index) of ``value`` on the logarithmic grid of step ``log(1 + rtol)``; zero is its own bucket."""
+    if value == 0:
+        return "0", 0
+    return ("-" if value < 0 else "+"), round(math.log(abs(value)) / math.log1p(rtol))
 
 
-def is_correct(answer: Any, expected_digest: str, digits: int = 3) -> bool:
-    """Whether ``answer`` matches the stored digest."""
-    return digest(answer, digits) == expected_digest
+def _hash(text: str) -> str:
+    return hashlib.sha256(f"{SALT}|{text}".encode()).hexdigest()[:DIGEST_LENGTH]
 
 
-def check(answer: Any, expected_digest: str, digits: int = 3, hint: str = "") -> bool:
+def _as_number(answer: Any) -> float | None:
+    try:
+        return float(str(answer).replace(",", "")) if not isinstance(answer, (int, float)) else float(answer)
+    except ValueError:
+        return None
+
+
+def digest(answer: Any, digits: int = 3, rtol: float | None = None) -> str:
+    """``sha256(SALT | normalised answer)``, the first 16 hex digits: what a question stores.
+
+    With ``rtol``, the normalised answer is its bucket on a logarithmic grid (see the module docstring).
+    """
+    value = _as_number(answer) if rtol else None
+    if value is None or math.isnan(value) or math.isinf(value):
+        return _hash(normalise(answer, digits))
+    sign, index = _bucket(value, rtol)
+    return _hash(f"rtol={rtol:g}|{sign}{index}")
+
+
+def is_correct(answer: Any, expected_digest: str, digits: int = 3, rtol: float | None = None) -> bool:
+    """Whether ``answer`` matches the stored digest (with ``rtol``: its bucket or a neighbouring one)."""
+    value = _as_number(answer) if rtol else None
+    if value is None or math.isnan(value) or math.isinf(value) or value == 0:
+        return digest(answer, digits, rtol) == expected_digest
+    sign, index = _bucket(value, rtol)
+    return any(_hash(f"rtol={rtol:g}|{sign}{index + step}") == expected_digest for step in (-1, 0, 1))
+
+
+def check(answer: Any, expected_digest: str, digits: int = 3, hint: str = "", rtol: float | None = None) -> bool:
     """Print a verdict for ``answer`` (never the expected answer) and return it."""
-    ok = is_correct(answer, expected_digest, digits)
+    ok = is_correct(answer, expected_digest, digits, rtol)
     if ok:
         print(f"correct: {answer}")
     else:
@@ -110,11 +143,15 @@ def choice(question: str, options: Sequence[str], expected_digest: str, hint: st
     return box
 
 
-def number(question: str, expected_digest: str, digits: int = 3, unit: str = "", hint: str = "") -> Any:
-    """A numeric question (text box + Check), compared at ``digits`` significant digits; returns the widget."""
+def number(
+    question: str, expected_digest: str, digits: int = 3, unit: str = "", hint: str = "", rtol: float | None = None
+) -> Any:
+    """A numeric question (text box + Check), compared at ``digits`` significant digits, or within ``rtol``
+    (relative) when it is given; returns the widget."""
     import ipywidgets as widgets
 
-    box_in = widgets.Text(placeholder=f"a number ({digits} significant digits)" + (f", in {unit}" if unit else ""))
+    how = f"within {rtol:.0%}" if rtol else f"{digits} significant digits"
+    box_in = widgets.Text(placeholder=f"a number ({how})" + (f", in {unit}" if unit else ""))
     button = widgets.Button(description="Check", button_style="primary")
     verdict = _verdict_widget()
 
@@ -125,7 +162,7 @@ def number(question: str, expected_digest: str, digits: int = 3, unit: str = "",
         except ValueError:
             verdict.value = _show("type a number, e.g. 2.5 or 1e9", None)
             return
-        if is_correct(value, expected_digest, digits):
+        if is_correct(value, expected_digest, digits, rtol):
             verdict.value = _show("correct", True)
         else:
             verdict.value = _show("not yet" + (f": {hint}" if hint else ""), False)

@@ -64,3 +64,29 @@ def test_check_prints_a_verdict_without_the_answer(capsys):
     out = capsys.readouterr().out
     assert "not yet" in out and "5" not in out.replace("3", "")
     assert selfcheck.check(5, digest(5))
+
+
+def test_a_relative_tolerance_accepts_rounded_answers_and_rejects_wrong_ones():
+    from hpml_lab_utils.selfcheck import digest, is_correct
+
+    for exact, rounded, wrong in [
+        (0.00390625, 0.0039, 0.0041),
+        (0.421875, 0.42, 0.44),
+        (-2.5e9, -2.49e9, 2.5e9),
+        (123456.0, 1.23e5, 1.3e5),
+    ]:
+        stored = digest(exact, rtol=0.01)
+        assert is_correct(exact, stored, rtol=0.01) and is_correct(rounded, stored, rtol=0.01)
+        assert is_correct(f"{rounded}", stored, rtol=0.01)  # typed as text
+        assert not is_correct(wrong, stored, rtol=0.01)
+    # everything within rtol passes, nothing beyond about 2 rtol does
+    stored = digest(1.0, rtol=0.01)
+    assert all(is_correct(1.0 + d, stored, rtol=0.01) for d in (-0.0099, -0.005, 0.005, 0.0099))
+    assert not any(is_correct(1.0 + d, stored, rtol=0.01) for d in (-0.03, 0.03))
+    assert is_correct(0, digest(0, rtol=0.01), rtol=0.01) and not is_correct(0.001, digest(0, rtol=0.01), rtol=0.01)
+
+
+def test_more_digits_tell_fp16_max_from_two_to_the_sixteen():
+    from hpml_lab_utils.selfcheck import digest, is_correct
+
+    assert is_correct(65504, digest(65504, 5), digits=5) and not is_correct(65536, digest(65504, 5), digits=5)

@@ -54,7 +54,7 @@ def test_stored_digest_is_the_recomputed_answer(question):
     if question.id not in ANSWER_KEY:
         pytest.skip("no key (reported by test_every_question_has_a_key)")
     answer = ANSWER_KEY[question.id]()
-    assert question.digest == digest(answer, question.digits), (
+    assert question.digest == digest(answer, question.digits, question.rtol), (
         f"{question['notebook']} cell {question['cell']} ({question['id']}): the stored digest is not that of "
         f"the recomputed answer; make it with hpml_lab_utils.selfcheck.digest(answer)"
     )
