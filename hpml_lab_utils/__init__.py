@@ -25,6 +25,7 @@ from .device import (  # noqa: E402
     cuda_kernels_are_simulated,
     has_cuda,
     report,
+    torch_cuda_usable,
     torch_device,
 )
 from .roofline import (  # noqa: E402
@@ -64,6 +65,7 @@ __all__ = [
     "theoretical_peak_flops",
     "time_kernel_ms",
     "timing_note",
+    "torch_cuda_usable",
     "torch_device",
     "transfer_bandwidth_gbs",
 ]

@@ -81,13 +81,25 @@ def cuda_kernels_are_simulated() -> bool:
     return os.environ.get(_SIM_VAR) == "1"
 
 
-def torch_device() -> str:
-    """``"cuda"`` when torch sees a GPU and ``HPML_FORCE_CPU`` is not set, else ``"cpu"`` (imports torch)."""
-    if cpu_forced():
-        return "cpu"
-    import torch
+def torch_cuda_usable() -> bool:
+    """True when torch can run on a CUDA GPU: a GPU, a CUDA (or ROCm) build of torch, ``HPML_FORCE_CPU`` unset.
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    The one test every notebook uses before calling ``torch.cuda``: a GPU machine with a CPU-only build of torch
+    has a driver (:func:`has_cuda` is True for Numba) but no CUDA in torch. Imports torch.
+    """
+    if cpu_forced():
+        return False
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except Exception:  # noqa: BLE001 - no torch, or a broken CUDA install: the CPU it is
+        return False
+
+
+def torch_device() -> str:
+    """``"cuda"`` when :func:`torch_cuda_usable`, else ``"cpu"`` (imports torch)."""
+    return "cuda" if torch_cuda_usable() else "cpu"
 
 
 def _version(module_name: str) -> str:
@@ -106,7 +118,7 @@ def gpu_name() -> str | None:
     try:
         import torch
 
-        if torch.cuda.is_available():
+        if torch_cuda_usable():
             return torch.cuda.get_device_name(0)
     except ImportError:
         pass

@@ -73,9 +73,9 @@ def _interpret_language_functions() -> None:
 
 def triton_device() -> str:
     """``"cuda"`` when a CUDA GPU runs Triton's compiled kernels, else ``"cpu"`` (the interpreter's tensors)."""
-    import torch
+    from .device import torch_device
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return torch_device()
 
 
 def load_triton() -> tuple[Any, Any, TritonStatus]:
@@ -87,7 +87,7 @@ def load_triton() -> tuple[Any, Any, TritonStatus]:
 
     # Triton reads both settings when a kernel is decorated (triton.knobs), so they work even when some library
     # imported triton already
-    if torch.cuda.is_available():
+    if triton_device() == "cuda":  # HPML_FORCE_CPU=1 runs the interpreter on a GPU machine too
         os.environ.setdefault("TRITON_DEBUG", "1")
     else:
         os.environ.setdefault("TRITON_INTERPRET", "1")

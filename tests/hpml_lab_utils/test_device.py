@@ -98,3 +98,20 @@ def test_torch_device_matches_torch():
 @pytest.mark.skipif(not hl.has_cuda(), reason="needs a CUDA GPU")
 def test_gpu_name_given_when_gpu_present():
     assert device.gpu_name()
+
+
+def test_force_cpu_turns_torch_and_triton_to_the_cpu(monkeypatch):
+    from hpml_lab_utils import device, triton_support
+
+    monkeypatch.setenv("HPML_FORCE_CPU", "1")
+    assert not device.torch_cuda_usable() and device.torch_device() == "cpu"
+    assert triton_support.triton_device() == "cpu"
+
+
+def test_torch_cuda_usable_agrees_with_torch_here(monkeypatch):
+    import torch
+
+    from hpml_lab_utils import device
+
+    monkeypatch.delenv("HPML_FORCE_CPU", raising=False)
+    assert device.torch_cuda_usable() == torch.cuda.is_available()
