@@ -51,25 +51,19 @@ def test_count_launches_forwards_every_launch():
     assert spy.launches == 2 and calls == [((3,), (1, 2), {"BLOCK": 4}), ((1, 2), (), {})]
 
 
-def _python(code: str, **env: str) -> subprocess.CompletedProcess:
+def _python(code: str, drop: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh Python with this environment, less the variables in ``drop``, plus ``env``."""
+    base = {k: v for k, v in os.environ.items() if k not in drop}
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=120,
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env={**base, **env}, timeout=120
     )
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU interpreter, chosen only without a GPU")
 def test_load_triton_picks_the_interpreter_without_a_gpu():
     pytest.importorskip("triton", reason="Triton is installed by make setup on Linux x86-64 only")
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent("""
+    done = _python(
+        """
         import os, torch
         from hpml_lab_utils.triton_support import load_triton
         triton, tl, status = load_triton()
@@ -84,12 +78,8 @@ def test_load_triton_picks_the_interpreter_without_a_gpu():
         double[(3,)](x, 10, BLOCK=4)
         assert torch.equal(x, torch.arange(10.0) * 2), x
         print(status.why)
-    """),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+    """,
+        drop=("TRITON_INTERPRET",),
     )
     assert done.returncode == 0, done.stderr
     assert "interpreter" in done.stdout
@@ -100,12 +90,8 @@ def test_the_interpreter_works_when_triton_was_imported_first():
     # the grading kernel's guard imports what the test cells import (torch._dynamo imports triton) before the
     # notebook's setup cell chooses the interpreter
     pytest.importorskip("triton", reason="Triton is installed by make setup on Linux x86-64 only")
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent("""
+    done = _python(
+        """
         import sys, torch
         import torch._dynamo
         assert "triton" in sys.modules
@@ -122,12 +108,8 @@ def test_the_interpreter_works_when_triton_was_imported_first():
         out = torch.empty(3)
         row_max[(3,)](x, out, 5, BLOCK=8)
         assert torch.equal(out, x.max(dim=1).values), (out, x)
-    """),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+    """,
+        drop=("TRITON_INTERPRET",),
     )
     assert done.returncode == 0, done.stderr
 
