@@ -21,9 +21,9 @@ STAMP  := $(VENV)/.hpml-setup-done
 CONSTRAINTS := requirements/constraints-cpu.txt
 # Extra pip arguments for torch, e.g. TORCH_PIP_ARGS="--index-url <your CPU or CUDA wheel index>"
 TORCH_PIP_ARGS ?=
-# With an NVIDIA GPU: GPU_EXTRA=gpu-cu12 (or gpu-cu13, to match the driver) installs Numba's CUDA libraries
+# With an NVIDIA GPU: GPU_EXTRA=gpu-cu12 (or gpu-cu13, to match the driver) installs Numba's CUDA libraries;
+# without it the ptx extra brings NVIDIA's compiler libraries, so weeks 5 and 6 make real PTX without a GPU
 GPU_EXTRA ?=
-comma := ,
 INSTRUCTOR_PLUGINS := formgrader create-assignment course-list assignment-list
 INSTRUCTOR_SERVER_EXTS := formgrader course_list assignment_list
 # JupyterLab refuses to run as root (containers) unless told
@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "[setup] installing into $(VENV) (first time takes a few minutes)"
 	@$(BIN)/python -c "import torch" 2>/dev/null || $(PIP) install -c $(CONSTRAINTS) $(TORCH_PIP_ARGS) torch
-	$(PIP) install -c $(CONSTRAINTS) -e ".[dev,kernels$(if $(GPU_EXTRA),$(comma)$(GPU_EXTRA))]"
+	$(PIP) install -c $(CONSTRAINTS) -e ".[dev,kernels,$(if $(GPU_EXTRA),$(GPU_EXTRA),ptx)]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name hpml --display-name "Python 3 (HPML)" >/dev/null
 	@# headless `jupyter nbconvert --execute` gets the kernel client that cannot lose a reply after a widget cell
 	@mkdir -p $(VENV)/etc/jupyter && printf '%s\n' '{"ExecutePreprocessor": {"kernel_manager_class": "autograder.reply_channel.PromptKernelManager"}}' \

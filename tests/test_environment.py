@@ -15,7 +15,7 @@ tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Py
 def pyproject_requirements() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    reqs = [Requirement(r) for r in project["dependencies"] + extras["kernels"] + extras["dev"]]
+    reqs = [Requirement(r) for r in project["dependencies"] + extras["kernels"] + extras["ptx"] + extras["dev"]]
     return {r.name.lower(): str(r.specifier) for r in reqs}
 
 

@@ -1,0 +1,216 @@
+"""Real PTX, its registers and shared memory, and the occupancy they allow, all without a GPU.
+
+- :func:`compile_ptx` compiles a ``@cuda.jit`` kernel to PTX with numba-cuda's compiler (NVIDIA's NVVM) in a
+  fresh Python with the CUDA simulator off: without a GPU the simulator replaces ``numba.cuda`` in this process.
+- :func:`ptxas_usage` assembles the PTX for one architecture with ``ptxas -v`` and reads what it reports.
+- :func:`occupancy` is the CUDA occupancy calculator: resident warps per SM / the SM's maximum.
+
+The compiler needs NVIDIA's NVVM and NVRTC libraries and the ``ptxas`` program: the CUDA toolkit's, or the
+PyPI wheels of the ``ptx`` extra (``pip install -e ".[ptx]"``, Linux x86-64). :func:`toolchain` says which.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Per streaming multiprocessor, from the CUDA C++ Programming Guide's table "Technical Specifications per
+# Compute Capability" and the Occupancy Calculator: threads and warps resident at once, blocks resident at
+# once, the 32-bit register file, registers allocated per warp in units of, shared memory usable by all
+# blocks, shared memory allocated in units of, and what the CUDA runtime reserves per block (from 8.0 on).
+SM_LIMITS: dict[tuple[int, int], dict[str, int]] = {
+    (7, 0): dict(max_warps=64, max_blocks=32, registers=65536, register_unit=256, shared_bytes=96 * 1024,
+                 shared_unit=256, reserved_shared=0),  # V100
+    (7, 5): dict(max_warps=32, max_blocks=16, registers=65536, register_unit=256, shared_bytes=64 * 1024,
+                 shared_unit=256, reserved_shared=0),  # T4, RTX 20
+    (8, 0): dict(max_warps=64, max_blocks=32, registers=65536, register_unit=256, shared_bytes=164 * 1024,
+                 shared_unit=128, reserved_shared=1024),  # A100
+    (8, 6): dict(max_warps=48, max_blocks=16, registers=65536, register_unit=256, shared_bytes=100 * 1024,
+                 shared_unit=128, reserved_shared=1024),  # A10, RTX 30
+    (8, 9): dict(max_warps=48, max_blocks=24, registers=65536, register_unit=256, shared_bytes=100 * 1024,
+                 shared_unit=128, reserved_shared=1024),  # L4, RTX 40
+    (9, 0): dict(max_warps=64, max_blocks=32, registers=65536, register_unit=256, shared_bytes=228 * 1024,
+                 shared_unit=128, reserved_shared=1024),  # H100
+}
+WARP_SIZE = 32
+MAX_THREADS_PER_BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """Whether real PTX can be made here, and why not when it cannot."""
+
+    available: bool
+    why: str
+    ptxas: str | None
+
+
+@dataclass(frozen=True)
+class KernelUsage:
+    """What ``ptxas -v`` reports for one kernel: per thread (registers, stack) and per block (shared)."""
+
+    registers: int
+    shared_bytes: int
+    stack_bytes: int
+    spill_bytes: int
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """Resident blocks and warps per SM, the fraction of the SM's warp slots, and the limit that binds."""
+
+    blocks_per_sm: int
+    warps_per_sm: int
+    fraction: float
+    limited_by: str
+
+
+def _find_ptxas() -> str | None:
+    try:
+        from cuda.pathfinder import find_nvidia_binary_utility  # wheels first, then CUDA_HOME, then PATH
+    except ImportError:
+        import shutil
+
+        return shutil.which("ptxas")
+    return find_nvidia_binary_utility("ptxas")
+
+
+def toolchain() -> Toolchain:
+    """Find NVVM and NVRTC (numba-cuda's compiler needs both) and ``ptxas``; say what is missing."""
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+    except ImportError:
+        return Toolchain(False, "numba-cuda's cuda-pathfinder is not installed (pip install numba-cuda)", None)
+    missing = []
+    for lib in ("nvvm", "nvrtc"):
+        try:
+            load_nvidia_dynamic_lib(lib)
+        except Exception:  # noqa: BLE001 (pathfinder raises several kinds of not-found)
+            missing.append(f"lib{lib}")
+    ptxas = _find_ptxas()
+    if ptxas is None:
+        missing.append("ptxas")
+    if missing:
+        return Toolchain(False, f"no {', '.join(missing)}: install the CUDA toolkit, or the PyPI wheels with "
+                                f'pip install -e ".[ptx]" (Linux x86-64)', ptxas)
+    return Toolchain(True, f"real PTX: numba-cuda's NVVM, then {ptxas} -v", ptxas)
+
+
+def kernel_source(kernel: Any) -> str:
+    """The Python source of a ``@cuda.jit`` kernel (a Numba dispatcher, the simulator's kernel, or a function)."""
+    function = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None) or kernel
+    return textwrap.dedent(inspect.getsource(function))
+
+
+_COMPILE_SCRIPT = """
+import json, math, sys
+import numpy as np
+import numba
+from numba import cuda
+job = json.load(sys.stdin)
+names = {"cuda": cuda, "math": math, "np": np, "numba": numba}
+names.update({t: getattr(numba, t) for t in ("float32", "float64", "int8", "int16", "int32", "int64",
+                                              "uint8", "uint16", "uint32", "uint64", "boolean", "void")})
+names.update(job["constants"])
+exec(compile(job["source"], "<kernel " + job["name"] + ">", "exec"), names)
+kernel = names[job["name"]]
+ptx, _ = cuda.compile_ptx(getattr(kernel, "py_func", kernel), job["signature"], cc=tuple(job["cc"]),
+                          fastmath=job["fastmath"])
+sys.stdout.write(ptx)
+"""
+
+
+def compile_ptx(kernel: Any, signature: str, cc: tuple[int, int] = (9, 0), *, name: str | None = None,
+                constants: dict[str, Any] | None = None, fastmath: bool = False, timeout_s: float = 180) -> str:
+    """PTX of ``kernel`` for compute capability ``cc``, e.g. ``signature="void(float32[:], float32[:])"``.
+
+    ``kernel`` is a ``@cuda.jit`` kernel or its source text (then give ``name``). The source runs in a fresh
+    Python that knows ``cuda``, ``math``, ``np``, ``numba``, Numba's scalar types (``float32``...) and ``constants`` (global numbers the kernel reads,
+    such as a tile size): those are all it sees of the notebook.
+    """
+    if isinstance(kernel, str):
+        if name is None:
+            raise ValueError("compile_ptx(source_text, ...) needs name=, the kernel's name in that source")
+        source = kernel
+    else:
+        source = kernel_source(kernel)
+        name = name or getattr(getattr(kernel, "py_func", None) or getattr(kernel, "fn", None) or kernel,
+                               "__name__")
+    job = dict(source=source, name=name, signature=signature, cc=list(cc), fastmath=fastmath,
+               constants=constants or {})
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")
+    done = subprocess.run([sys.executable, "-c", _COMPILE_SCRIPT], input=json.dumps(job), capture_output=True,
+                          text=True, env=env, timeout=timeout_s, check=False)
+    if done.returncode != 0:
+        last = "\n".join(done.stderr.strip().splitlines()[-6:])
+        raise RuntimeError(f"numba-cuda could not compile {name} to PTX for sm_{cc[0]}{cc[1]}:\n{last}")
+    return done.stdout
+
+
+def ptxas_usage(ptx: str, cc: tuple[int, int] = (9, 0), *, max_registers: int | None = None) -> KernelUsage:
+    """Assemble ``ptx`` for ``sm_<cc>`` with ``ptxas -v`` and read registers, shared memory, stack and spills."""
+    ptxas = _find_ptxas()
+    if ptxas is None:
+        raise RuntimeError(toolchain().why)
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "kernel.ptx"
+        source.write_text(ptx)
+        command = [ptxas, f"-arch=sm_{cc[0]}{cc[1]}", "-v", str(source), "-o", str(Path(folder) / "kernel.cubin")]
+        if max_registers is not None:
+            command.insert(1, f"-maxrregcount={max_registers}")
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    report = done.stderr + done.stdout
+    if done.returncode != 0:
+        raise RuntimeError(f"ptxas failed on the PTX:\n{report.strip()[-800:]}")
+    return parse_ptxas_report(report)
+
+
+def parse_ptxas_report(report: str) -> KernelUsage:
+    """Registers, shared bytes, stack bytes and spilled bytes from ``ptxas -v``'s report of one kernel."""
+
+    def first(pattern: str) -> int:
+        found = re.search(pattern, report)
+        return int(found.group(1)) if found else 0
+
+    if not re.search(r"Used \d+ registers", report):
+        raise ValueError(f"no 'Used N registers' line in the ptxas report:\n{report[-500:]}")
+    return KernelUsage(registers=first(r"Used (\d+) registers"), shared_bytes=first(r"(\d+) bytes smem"),
+                       stack_bytes=first(r"(\d+) bytes stack frame"),
+                       spill_bytes=first(r"(\d+) bytes spill stores") + first(r"(\d+) bytes spill loads"))
+
+
+def occupancy(threads_per_block: int, registers_per_thread: int, shared_bytes_per_block: int = 0,
+              cc: tuple[int, int] = (9, 0)) -> Occupancy:
+    """Blocks resident per SM = min over the limits of warps, blocks, registers and shared memory.
+
+    Registers are allocated per warp, ``ceil(32 r / unit) * unit``; shared memory per block,
+    ``ceil((s + reserved) / unit) * unit``. Occupancy = resident warps / the SM's maximum warps.
+    """
+    if cc not in SM_LIMITS:
+        raise ValueError(f"no limits for compute capability {cc}: known {sorted(SM_LIMITS)}")
+    if not 1 <= threads_per_block <= MAX_THREADS_PER_BLOCK:
+        raise ValueError(f"threads_per_block must be 1 to {MAX_THREADS_PER_BLOCK}, got {threads_per_block}")
+    sm = SM_LIMITS[cc]
+    warps_per_block = math.ceil(threads_per_block / WARP_SIZE)
+    limits = {"warps": sm["max_warps"] // warps_per_block, "blocks": sm["max_blocks"]}
+    if registers_per_thread > 0:
+        registers_per_warp = math.ceil(registers_per_thread * WARP_SIZE / sm["register_unit"]) * sm["register_unit"]
+        limits["registers"] = (sm["registers"] // registers_per_warp) // warps_per_block
+    shared_per_block = shared_bytes_per_block + sm["reserved_shared"]
+    if shared_per_block > 0:
+        shared_per_block = math.ceil(shared_per_block / sm["shared_unit"]) * sm["shared_unit"]
+        limits["shared memory"] = sm["shared_bytes"] // shared_per_block
+    blocks = min(limits.values())
+    limited_by = min(limits, key=lambda k: (limits[k], ["warps", "registers", "shared memory", "blocks"].index(k)))
+    warps = blocks * warps_per_block
+    return Occupancy(blocks, warps, warps / sm["max_warps"], limited_by)
