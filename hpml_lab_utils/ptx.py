@@ -24,24 +24,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# Per streaming multiprocessor, from the CUDA C++ Programming Guide's table "Technical Specifications per
-# Compute Capability" and the Occupancy Calculator: threads and warps resident at once, blocks resident at
-# once, the 32-bit register file, registers allocated per warp in units of, shared memory usable by all
-# blocks, shared memory allocated in units of, and what the CUDA runtime reserves per block (from 8.0 on).
-SM_LIMITS: dict[tuple[int, int], dict[str, int]] = {
-    (7, 0): dict(max_warps=64, max_blocks=32, registers=65536, register_unit=256, shared_bytes=96 * 1024,
-                 shared_unit=256, reserved_shared=0),  # V100
-    (7, 5): dict(max_warps=32, max_blocks=16, registers=65536, register_unit=256, shared_bytes=64 * 1024,
-                 shared_unit=256, reserved_shared=0),  # T4, RTX 20
-    (8, 0): dict(max_warps=64, max_blocks=32, registers=65536, register_unit=256, shared_bytes=164 * 1024,
-                 shared_unit=128, reserved_shared=1024),  # A100
-    (8, 6): dict(max_warps=48, max_blocks=16, registers=65536, register_unit=256, shared_bytes=100 * 1024,
-                 shared_unit=128, reserved_shared=1024),  # A10, RTX 30
-    (8, 9): dict(max_warps=48, max_blocks=24, registers=65536, register_unit=256, shared_bytes=100 * 1024,
-                 shared_unit=128, reserved_shared=1024),  # L4, RTX 40
-    (9, 0): dict(max_warps=64, max_blocks=32, registers=65536, register_unit=256, shared_bytes=228 * 1024,
-                 shared_unit=128, reserved_shared=1024),  # H100
+
+@dataclass(frozen=True)
+class SmLimits:
+    """Per streaming multiprocessor: warps and blocks resident at once, shared memory for all blocks (KiB),
+    shared memory allocated in units of (bytes), and what the CUDA runtime reserves per block (bytes)."""
+
+    max_warps: int
+    max_blocks: int
+    shared_kib: int
+    shared_unit: int
+    reserved_shared: int
+
+
+# From the CUDA C++ Programming Guide's "Technical Specifications per Compute Capability" and the Occupancy
+# Calculator. Every one of these has 65,536 32-bit registers per SM, allocated per warp in units of 256.
+SM_LIMITS: dict[tuple[int, int], SmLimits] = {
+    (7, 0): SmLimits(max_warps=64, max_blocks=32, shared_kib=96, shared_unit=256, reserved_shared=0),  # V100
+    (7, 5): SmLimits(max_warps=32, max_blocks=16, shared_kib=64, shared_unit=256, reserved_shared=0),  # T4
+    (8, 0): SmLimits(max_warps=64, max_blocks=32, shared_kib=164, shared_unit=128, reserved_shared=1024),  # A100
+    (8, 6): SmLimits(max_warps=48, max_blocks=16, shared_kib=100, shared_unit=128, reserved_shared=1024),  # A10
+    (8, 9): SmLimits(max_warps=48, max_blocks=24, shared_kib=100, shared_unit=128, reserved_shared=1024),  # L4
+    (9, 0): SmLimits(max_warps=64, max_blocks=32, shared_kib=228, shared_unit=128, reserved_shared=1024),  # H100
 }
+REGISTERS_PER_SM = 65536
+REGISTER_UNIT = 256
 WARP_SIZE = 32
 MAX_THREADS_PER_BLOCK = 1024
 
@@ -101,15 +108,23 @@ def toolchain() -> Toolchain:
     if ptxas is None:
         missing.append("ptxas")
     if missing:
-        return Toolchain(False, f"no {', '.join(missing)}: install the CUDA toolkit, or the PyPI wheels with "
-                                f'pip install -e ".[ptx]" (Linux x86-64)', ptxas)
+        return Toolchain(
+            False,
+            f"no {', '.join(missing)}: install the CUDA toolkit, or the PyPI wheels with "
+            f'pip install -e ".[ptx]" (Linux x86-64)',
+            ptxas,
+        )
     return Toolchain(True, f"real PTX: numba-cuda's NVVM, then {ptxas} -v", ptxas)
+
+
+def _python_function(kernel: Any) -> Any:
+    # a Numba dispatcher keeps it as .py_func, the simulator's kernel as .fn
+    return getattr(kernel, "py_func", None) or getattr(kernel, "fn", None) or kernel
 
 
 def kernel_source(kernel: Any) -> str:
     """The Python source of a ``@cuda.jit`` kernel (a Numba dispatcher, the simulator's kernel, or a function)."""
-    function = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None) or kernel
-    return textwrap.dedent(inspect.getsource(function))
+    return textwrap.dedent(inspect.getsource(_python_function(kernel)))
 
 
 _COMPILE_SCRIPT = """
@@ -130,8 +145,16 @@ sys.stdout.write(ptx)
 """
 
 
-def compile_ptx(kernel: Any, signature: str, cc: tuple[int, int] = (9, 0), *, name: str | None = None,
-                constants: dict[str, Any] | None = None, fastmath: bool = False, timeout_s: float = 180) -> str:
+def compile_ptx(
+    kernel: Any,
+    signature: str,
+    cc: tuple[int, int] = (9, 0),
+    *,
+    name: str | None = None,
+    constants: dict[str, Any] | None = None,
+    fastmath: bool = False,
+    timeout_s: float = 180,
+) -> str:
     """PTX of ``kernel`` for compute capability ``cc``, e.g. ``signature="void(float32[:], float32[:])"``.
 
     ``kernel`` is a ``@cuda.jit`` kernel or its source text (then give ``name``). The source runs in a fresh
@@ -144,13 +167,18 @@ def compile_ptx(kernel: Any, signature: str, cc: tuple[int, int] = (9, 0), *, na
         source = kernel
     else:
         source = kernel_source(kernel)
-        name = name or getattr(getattr(kernel, "py_func", None) or getattr(kernel, "fn", None) or kernel,
-                               "__name__")
-    job = dict(source=source, name=name, signature=signature, cc=list(cc), fastmath=fastmath,
-               constants=constants or {})
+        name = name or _python_function(kernel).__name__
+    job = dict(source=source, name=name, signature=signature, cc=list(cc), fastmath=fastmath, constants=constants or {})
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")
-    done = subprocess.run([sys.executable, "-c", _COMPILE_SCRIPT], input=json.dumps(job), capture_output=True,
-                          text=True, env=env, timeout=timeout_s, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _COMPILE_SCRIPT],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout_s,
+        check=False,
+    )
     if done.returncode != 0:
         last = "\n".join(done.stderr.strip().splitlines()[-6:])
         raise RuntimeError(f"numba-cuda could not compile {name} to PTX for sm_{cc[0]}{cc[1]}:\n{last}")
@@ -184,13 +212,17 @@ def parse_ptxas_report(report: str) -> KernelUsage:
 
     if not re.search(r"Used \d+ registers", report):
         raise ValueError(f"no 'Used N registers' line in the ptxas report:\n{report[-500:]}")
-    return KernelUsage(registers=first(r"Used (\d+) registers"), shared_bytes=first(r"(\d+) bytes smem"),
-                       stack_bytes=first(r"(\d+) bytes stack frame"),
-                       spill_bytes=first(r"(\d+) bytes spill stores") + first(r"(\d+) bytes spill loads"))
+    return KernelUsage(
+        registers=first(r"Used (\d+) registers"),
+        shared_bytes=first(r"(\d+) bytes smem"),
+        stack_bytes=first(r"(\d+) bytes stack frame"),
+        spill_bytes=first(r"(\d+) bytes spill stores") + first(r"(\d+) bytes spill loads"),
+    )
 
 
-def occupancy(threads_per_block: int, registers_per_thread: int, shared_bytes_per_block: int = 0,
-              cc: tuple[int, int] = (9, 0)) -> Occupancy:
+def occupancy(
+    threads_per_block: int, registers_per_thread: int, shared_bytes_per_block: int = 0, cc: tuple[int, int] = (9, 0)
+) -> Occupancy:
     """Blocks resident per SM = min over the limits of warps, blocks, registers and shared memory.
 
     Registers are allocated per warp, ``ceil(32 r / unit) * unit``; shared memory per block,
@@ -202,15 +234,15 @@ def occupancy(threads_per_block: int, registers_per_thread: int, shared_bytes_pe
         raise ValueError(f"threads_per_block must be 1 to {MAX_THREADS_PER_BLOCK}, got {threads_per_block}")
     sm = SM_LIMITS[cc]
     warps_per_block = math.ceil(threads_per_block / WARP_SIZE)
-    limits = {"warps": sm["max_warps"] // warps_per_block, "blocks": sm["max_blocks"]}
+    limits = {"warps": sm.max_warps // warps_per_block, "blocks": sm.max_blocks}
     if registers_per_thread > 0:
-        registers_per_warp = math.ceil(registers_per_thread * WARP_SIZE / sm["register_unit"]) * sm["register_unit"]
-        limits["registers"] = (sm["registers"] // registers_per_warp) // warps_per_block
-    shared_per_block = shared_bytes_per_block + sm["reserved_shared"]
+        registers_per_warp = math.ceil(registers_per_thread * WARP_SIZE / REGISTER_UNIT) * REGISTER_UNIT
+        limits["registers"] = (REGISTERS_PER_SM // registers_per_warp) // warps_per_block
+    shared_per_block = shared_bytes_per_block + sm.reserved_shared
     if shared_per_block > 0:
-        shared_per_block = math.ceil(shared_per_block / sm["shared_unit"]) * sm["shared_unit"]
-        limits["shared memory"] = sm["shared_bytes"] // shared_per_block
+        shared_per_block = math.ceil(shared_per_block / sm.shared_unit) * sm.shared_unit
+        limits["shared memory"] = sm.shared_kib * 1024 // shared_per_block
     blocks = min(limits.values())
     limited_by = min(limits, key=lambda k: (limits[k], ["warps", "registers", "shared memory", "blocks"].index(k)))
     warps = blocks * warps_per_block
-    return Occupancy(blocks, warps, warps / sm["max_warps"], limited_by)
+    return Occupancy(blocks, warps, warps / sm.max_warps, limited_by)

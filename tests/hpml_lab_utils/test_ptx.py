@@ -60,8 +60,9 @@ ptxas info    : Used 40 registers, used 1 barriers, 520 bytes smem, 368 bytes cm
 
 
 def test_parse_ptxas_report_reads_every_figure():
-    assert ptx.parse_ptxas_report(REPORT) == ptx.KernelUsage(registers=40, shared_bytes=520, stack_bytes=32,
-                                                             spill_bytes=20)
+    assert ptx.parse_ptxas_report(REPORT) == ptx.KernelUsage(
+        registers=40, shared_bytes=520, stack_bytes=32, spill_bytes=20
+    )
     with pytest.raises(ValueError, match="no 'Used N registers'"):
         ptx.parse_ptxas_report("ptxas fatal   : Unresolved extern function")
 
@@ -103,8 +104,14 @@ def test_real_ptx_reports_the_shared_array_and_registers_that_grow_with_the_regi
     assert ".target sm_90" in code and "bar.sync" in code and "ld.shared.f32" in code
     assert ptx.ptxas_usage(code).shared_bytes == 130 * 4
     registers = [
-        ptx.ptxas_usage(ptx.compile_ptx(REGISTER_TILE, "void(float32[:], float32[:], float32[:])",
-                                        name="horner_items_kernel", constants={"ITEMS": items})).registers
+        ptx.ptxas_usage(
+            ptx.compile_ptx(
+                REGISTER_TILE,
+                "void(float32[:], float32[:], float32[:])",
+                name="horner_items_kernel",
+                constants={"ITEMS": items},
+            )
+        ).registers
         for items in (1, 32)
     ]
     assert registers[1] > 2 * registers[0], registers
