@@ -14,7 +14,9 @@ WEEKS = sorted((ROOT / "course").glob("week*.ipynb"))
 
 
 def headings(nb) -> list[str]:
-    return [line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("## ")]
+    return [
+        line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("## ")
+    ]
 
 
 def test_there_are_fifteen_weeks():
