@@ -22,7 +22,6 @@ Example::
 
 from __future__ import annotations
 
-import glob
 import os
 import platform
 import re
@@ -88,33 +87,67 @@ def _parse_cache_size(text: str) -> int:
     return int(digits) * scale
 
 
+@dataclass(frozen=True)
+class Cache:
+    """One data or unified cache a CPU sees: its level, type (``"Data"`` or ``"Unified"``), size and line in
+    bytes, and ``shared_cpus``, sysfs's list of the CPUs that share it (``"0-15"``)."""
+
+    level: int
+    kind: str
+    size_bytes: int
+    line_bytes: int
+    shared_cpus: str
+
+
+def _line_bytes(index: Path) -> int:
+    try:
+        return int(Path(index, "coherency_line_size").read_text())
+    except (OSError, ValueError):
+        return 64  # every current x86-64 and Arm server core
+
+
+def caches_of_cpu(cpu: int | None = None, sysfs: Path = CPU_SYSFS) -> list[Cache]:
+    """The data and unified caches of CPU ``cpu`` (default: the first this process may use), innermost first,
+    from ``/sys/devices/system/cpu/cpu<N>/cache/index*`` (Linux); [] when the system does not list them."""
+    cpu = _usable_cpus()[0] if cpu is None else cpu
+    found = []
+    for index in sorted(Path(sysfs, f"cpu{cpu}", "cache").glob("index*")):
+        try:
+            kind = Path(index, "type").read_text().strip()
+            if kind == "Instruction":
+                continue
+            try:
+                shared = Path(index, "shared_cpu_list").read_text().strip()
+            except OSError:
+                shared = str(cpu)
+            found.append(
+                Cache(
+                    level=int(Path(index, "level").read_text()),
+                    kind=kind,
+                    size_bytes=_parse_cache_size(Path(index, "size").read_text()),
+                    line_bytes=_line_bytes(Path(index)),
+                    shared_cpus=shared,
+                )
+            )
+        except (OSError, ValueError):
+            continue
+    return sorted(found, key=lambda c: c.level)
+
+
+def _usable_cpus() -> list[int]:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return list(range(os.cpu_count() or 1))
+
+
 def last_level_cache_bytes() -> int:
     """Total last-level cache of the usable CPUs in bytes (week 2).
 
-    Sums the distinct highest-level data/unified caches found in
-    ``/sys/devices/system/cpu/cpu*/cache/index*`` (two sockets -> two L3s),
-    then tries ``os.sysconf``; falls back to 32 MiB.
+    Sums the distinct highest-level data/unified caches of the usable CPUs (two sockets -> two L3s), then
+    tries ``os.sysconf``; falls back to 32 MiB.
     """
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = list(range(os.cpu_count() or 1))
-    caches: dict[tuple[int, str], int] = {}
-    for cpu in cpus:
-        for index in glob.glob(f"/sys/devices/system/cpu/cpu{cpu}/cache/index*"):
-            try:
-                kind = Path(index, "type").read_text().strip()
-                if kind == "Instruction":
-                    continue
-                level = int(Path(index, "level").read_text())
-                size = _parse_cache_size(Path(index, "size").read_text())
-                try:
-                    shared = Path(index, "shared_cpu_list").read_text().strip()
-                except OSError:
-                    shared = f"cpu{cpu}"
-                caches[(level, shared)] = size
-            except (OSError, ValueError):
-                continue
+    caches = {(c.level, c.shared_cpus): c.size_bytes for cpu in _usable_cpus() for c in caches_of_cpu(cpu)}
     if caches:
         top = max(level for level, _ in caches)
         total = sum(size for (level, _), size in caches.items() if level == top)
@@ -131,21 +164,9 @@ def last_level_cache_bytes() -> int:
 
 
 def data_cache_bytes() -> dict[int, int]:
-    """{level: bytes} of the data (or unified) caches one core sees, from ``/sys/devices/system/cpu/cpu*/cache``
-    (week 6, lab11: does a tile fit in L1?). An L3 shared by several cores is reported whole; {} when unknown."""
-    try:
-        cpu = min(os.sched_getaffinity(0))
-    except (AttributeError, ValueError):
-        cpu = 0
-    sizes: dict[int, int] = {}
-    for index in glob.glob(f"/sys/devices/system/cpu/cpu{cpu}/cache/index*"):
-        try:
-            if Path(index, "type").read_text().strip() == "Instruction":
-                continue
-            sizes[int(Path(index, "level").read_text())] = _parse_cache_size(Path(index, "size").read_text())
-        except (OSError, ValueError):
-            continue
-    return dict(sorted(sizes.items()))
+    """{level: bytes} of the data (or unified) caches one core sees (week 6, lab11: does a tile fit in L1?).
+    An L3 shared by several cores is reported whole; {} when unknown."""
+    return {c.level: c.size_bytes for c in caches_of_cpu()}
 
 
 def available_memory_bytes() -> int | None:

@@ -106,6 +106,29 @@ def test_data_cache_bytes_of_this_machine_grow_with_the_level():
     assert 4096 <= sizes[1] <= 1 << 20
 
 
+def _fake_cache(cpu_dir: Path, index: int, level: int, kind: str, size: str, shared: str, line: str | None = "64"):
+    folder = cpu_dir / "cache" / f"index{index}"
+    folder.mkdir(parents=True)
+    for name, text in (("level", str(level)), ("type", kind), ("size", size), ("shared_cpu_list", shared)):
+        (folder / name).write_text(text + "\n")
+    if line is not None:
+        (folder / "coherency_line_size").write_text(line + "\n")
+
+
+def test_caches_of_cpu_reads_sysfs_and_leaves_out_instruction_caches(tmp_path: Path):
+    cpu = tmp_path / "cpu3"
+    _fake_cache(cpu, 0, 1, "Data", "48K", "3")
+    _fake_cache(cpu, 1, 1, "Instruction", "32K", "3")
+    _fake_cache(cpu, 2, 2, "Unified", "2048K", "3", line=None)  # no line size: 64 assumed
+    _fake_cache(cpu, 3, 3, "Unified", "105M", "0-7")
+    assert machine.caches_of_cpu(3, tmp_path) == [
+        machine.Cache(1, "Data", 48 << 10, 64, "3"),
+        machine.Cache(2, "Unified", 2 << 20, 64, "3"),
+        machine.Cache(3, "Unified", 105 << 20, 64, "0-7"),
+    ]
+    assert machine.caches_of_cpu(4, tmp_path) == []
+
+
 def test_physical_cores_counts_hyper_threads_once(tmp_path: Path):
     cpus = sorted(os.sched_getaffinity(0))
     for cpu in cpus:
