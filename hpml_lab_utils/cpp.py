@@ -7,7 +7,8 @@
   load someone else's build.
 - :func:`build_extension`: ``torch.utils.cpp_extension.load_inline`` with ``-O3 -fopenmp`` into that folder,
   after clearing a ``lock`` file left by a build that was killed (it would make every later load wait forever).
-- :func:`build_shared_library`: ``g++ -O3 -fopenmp -shared -fPIC`` and ``ctypes.CDLL`` (a tenth of a second).
+- :func:`build_shared_library`: ``g++ -O3 -march=native -shared -fPIC`` (``-fopenmp`` when asked) and
+  ``ctypes.CDLL`` (a tenth of a second).
 - :func:`toolchain_status`: is there a C++ compiler (and ninja, which ``load_inline`` needs)?
 """
 
@@ -37,11 +38,7 @@ def toolchain_status() -> tuple[bool, str]:
     cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
     if not cxx:
         return False, "no C++ compiler: install g++ (Debian/Ubuntu: apt-get install g++; macOS: xcode-select --install)"
-    try:
-        import ninja  # noqa: F401  (the pip package puts the ninja binary on PATH of the virtual environment)
-    except ImportError:
-        pass
-    if not shutil.which("ninja"):
+    if not shutil.which("ninja"):  # the ninja pip package puts it in the virtual environment's bin
         return False, f"compiler {cxx}, but no ninja (pip install ninja): load_inline needs it"
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
     return True, f"C++ compiler: {cxx} ({version[0] if version else 'version unknown'}); ninja: {shutil.which('ninja')}"
@@ -97,7 +94,8 @@ def build_extension(
 
 
 def build_shared_library(name: str, c_source: str, *, openmp: bool = True) -> ctypes.CDLL:
-    """Compile ``c_source`` with ``g++ -O3 -march=native -shared -fPIC`` and load it with ctypes.
+    """Compile ``c_source`` with ``g++ -O3 -march=native -shared -fPIC`` (and ``-fopenmp`` when ``openmp``), and load
+    it with ctypes.
 
     Functions meant for ctypes need ``extern "C"`` (no C++ name mangling). The library file is named after a hash
     of the source, so an edited source always loads the new build.

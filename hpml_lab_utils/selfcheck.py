@@ -38,22 +38,30 @@ SALT = "hpml-selfcheck-v1"
 DIGEST_LENGTH = 16
 
 
+def _as_number(answer: Any) -> float | None:
+    """``answer`` as a number: a number itself, or one typed as text (``"1,000"``, ``"0.5"``); else None."""
+    if isinstance(answer, bool):
+        return None
+    if isinstance(answer, (int, float)):
+        return float(answer)
+    try:
+        return float(str(answer).replace(",", ""))
+    except ValueError:
+        return None
+
+
 def normalise(answer: Any, digits: int = 3) -> str:
     """The canonical text of an answer: numbers to ``digits`` significant digits, text lower-cased."""
     if isinstance(answer, bool):
         return str(answer).lower()
-    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-        value = float(answer)
-        if math.isnan(value) or math.isinf(value):
-            return str(value)
-        if value == 0:
-            return "0"
-        return f"{float(f'{value:.{digits}g}'):.{digits - 1}e}"
-    text = " ".join(str(answer).strip().lower().split())
-    try:
-        return normalise(float(text.replace(",", "")), digits)  # "1,000" or "0.5" typed as text
-    except ValueError:
-        return text
+    value = _as_number(answer)
+    if value is None:
+        return " ".join(str(answer).strip().lower().split())
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    return f"{float(f'{value:.{digits}g}'):.{digits - 1}e}"
 
 
 def _bucket(value: float, rtol: float) -> tuple[str, int]:
@@ -65,13 +73,6 @@ def _bucket(value: float, rtol: float) -> tuple[str, int]:
 
 def _hash(text: str) -> str:
     return hashlib.sha256(f"{SALT}|{text}".encode()).hexdigest()[:DIGEST_LENGTH]
-
-
-def _as_number(answer: Any) -> float | None:
-    try:
-        return float(str(answer).replace(",", "")) if not isinstance(answer, (int, float)) else float(answer)
-    except ValueError:
-        return None
 
 
 def digest(answer: Any, digits: int = 3, rtol: float | None = None) -> str:

@@ -85,6 +85,29 @@ def test_load_triton_picks_the_interpreter_without_a_gpu():
     assert "interpreter" in done.stdout
 
 
+def test_without_triton_kernels_still_define_and_say_why_they_cannot_run():
+    done = _python(
+        """
+        import sys
+        sys.modules["triton"] = None  # import triton raises ImportError, as where it has no wheels
+        from hpml_lab_utils.triton_support import load_triton
+        triton, tl, status = load_triton()
+        assert not status.available
+
+        @triton.jit
+        def fill(x_ptr, BLOCK: tl.constexpr, DTYPE: tl.constexpr = tl.float32):
+            tl.store(x_ptr + tl.arange(0, BLOCK), tl.zeros((BLOCK,), DTYPE))
+
+        try:
+            fill[(1,)](None, BLOCK=4)
+        except RuntimeError as e:
+            print("refused:", e)
+    """
+    )
+    assert done.returncode == 0, done.stderr
+    assert "refused: Triton" in done.stdout
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU interpreter, chosen only without a GPU")
 def test_the_interpreter_works_when_triton_was_imported_first():
     # the grading kernel's guard imports what the test cells import (torch._dynamo imports triton) before the
