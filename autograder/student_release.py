@@ -42,7 +42,8 @@ def _toml_string_list(items: list[str]) -> str:
 def student_pyproject(root: Path) -> str:
     """``pyproject.toml`` of the student copy: the ``hpml_lab_utils`` package with this project's dependencies.
 
-    The ``kernels`` extra (Triton, ninja) is a plain dependency there: students need it for lab11.
+    The ``kernels`` extra (Triton, ninja) is a plain dependency there: students need it for lab11. The ``ptx`` extra
+    (NVIDIA's compiler wheels, about 180 MB) stays optional: without it weeks 5 and 6 say what to install.
     """
     try:
         import tomllib
@@ -61,6 +62,10 @@ version = "{project["version"]}"
 description = "High-Performance Machine Learning course: notebooks, labs and their utilities (student copy)"
 requires-python = "{project["requires-python"]}"
 dependencies = {_toml_string_list(project["dependencies"] + project["optional-dependencies"]["kernels"])}
+
+[project.optional-dependencies]
+# real PTX without a GPU (weeks 5 and 6): pip install -e ".[ptx]"
+ptx = {_toml_string_list(project["optional-dependencies"]["ptx"])}
 
 [tool.setuptools.packages.find]
 include = ["hpml_lab_utils*"]

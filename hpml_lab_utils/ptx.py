@@ -5,8 +5,9 @@
 - :func:`ptxas_usage` assembles the PTX for one architecture with ``ptxas -v`` and reads what it reports.
 - :func:`occupancy` is the CUDA occupancy calculator: resident warps per SM / the SM's maximum.
 
-The compiler needs NVIDIA's NVVM and NVRTC libraries and the ``ptxas`` program: the CUDA toolkit's, or the
-PyPI wheels of the ``ptx`` extra (``pip install -e ".[ptx]"``, Linux x86-64). :func:`toolchain` says which.
+The compiler needs NVIDIA's NVVM and NVRTC libraries and the ``ptxas`` program: the CUDA toolkit's, or NVIDIA's
+PyPI wheels (the project's ``ptx`` extra: ``cuda-toolkit[nvcc,nvrtc,nvvm]``, Linux x86-64). :func:`toolchain` says
+which is missing.
 """
 
 from __future__ import annotations
@@ -110,8 +111,8 @@ def toolchain() -> Toolchain:
     if missing:
         return Toolchain(
             False,
-            f"no {', '.join(missing)}: install the CUDA toolkit, or the PyPI wheels with "
-            f'pip install -e ".[ptx]" (Linux x86-64)',
+            f"no {', '.join(missing)}: install the CUDA toolkit, or NVIDIA's wheels from PyPI (Linux x86-64): "
+            f"pip install 'cuda-toolkit[nvcc,nvrtc,nvvm]==13.*'",
             ptxas,
         )
     return Toolchain(True, f"real PTX: numba-cuda's NVVM, then {ptxas} -v", ptxas)
