@@ -46,12 +46,16 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
+def _usable_cpus() -> list[int]:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity mask (macOS, Windows): every CPU
+        return list(range(os.cpu_count() or 1))
+
+
 def usable_cores() -> int:
     """Cores this process may run on (affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
+    return len(_usable_cpus())
 
 
 def physical_cores(sysfs: Path = CPU_SYSFS) -> int:
@@ -60,12 +64,8 @@ def physical_cores(sysfs: Path = CPU_SYSFS) -> int:
     A hyper-threaded core shows up as 2 logical CPUs that share its vector units, so a peak FLOP/s counts it once.
     Falls back to :func:`usable_cores` where sysfs has no topology (macOS, Windows, some containers).
     """
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        return usable_cores()
     pairs = set()
-    for cpu in cpus:
+    for cpu in _usable_cpus():
         topology = sysfs / f"cpu{cpu}" / "topology"
         try:
             pairs.add(
@@ -101,7 +101,7 @@ class Cache:
 
 def _line_bytes(index: Path) -> int:
     try:
-        return int(Path(index, "coherency_line_size").read_text())
+        return int((index / "coherency_line_size").read_text())
     except (OSError, ValueError):
         return 64  # every current x86-64 and Arm server core
 
@@ -113,32 +113,25 @@ def caches_of_cpu(cpu: int | None = None, sysfs: Path = CPU_SYSFS) -> list[Cache
     found = []
     for index in sorted(Path(sysfs, f"cpu{cpu}", "cache").glob("index*")):
         try:
-            kind = Path(index, "type").read_text().strip()
+            kind = (index / "type").read_text().strip()
             if kind == "Instruction":
                 continue
             try:
-                shared = Path(index, "shared_cpu_list").read_text().strip()
+                shared = (index / "shared_cpu_list").read_text().strip()
             except OSError:
                 shared = str(cpu)
             found.append(
                 Cache(
-                    level=int(Path(index, "level").read_text()),
+                    level=int((index / "level").read_text()),
                     kind=kind,
-                    size_bytes=_parse_cache_size(Path(index, "size").read_text()),
-                    line_bytes=_line_bytes(Path(index)),
+                    size_bytes=_parse_cache_size((index / "size").read_text()),
+                    line_bytes=_line_bytes(index),
                     shared_cpus=shared,
                 )
             )
         except (OSError, ValueError):
             continue
     return sorted(found, key=lambda c: c.level)
-
-
-def _usable_cpus() -> list[int]:
-    try:
-        return sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        return list(range(os.cpu_count() or 1))
 
 
 def last_level_cache_bytes() -> int:

@@ -75,6 +75,10 @@ def _hash(text: str) -> str:
     return hashlib.sha256(f"{SALT}|{text}".encode()).hexdigest()[:DIGEST_LENGTH]
 
 
+def _bucket_digest(rtol: float, sign: str, index: int) -> str:
+    return _hash(f"rtol={rtol:g}|{sign}{index}")
+
+
 def digest(answer: Any, digits: int = 3, rtol: float | None = None) -> str:
     """``sha256(SALT | normalised answer)``, the first 16 hex digits: what a question stores.
 
@@ -83,8 +87,7 @@ def digest(answer: Any, digits: int = 3, rtol: float | None = None) -> str:
     value = _as_number(answer) if rtol else None
     if value is None or math.isnan(value) or math.isinf(value):
         return _hash(normalise(answer, digits))
-    sign, index = _bucket(value, rtol)
-    return _hash(f"rtol={rtol:g}|{sign}{index}")
+    return _bucket_digest(rtol, *_bucket(value, rtol))
 
 
 def is_correct(answer: Any, expected_digest: str, digits: int = 3, rtol: float | None = None) -> bool:
@@ -93,7 +96,7 @@ def is_correct(answer: Any, expected_digest: str, digits: int = 3, rtol: float |
     if value is None or math.isnan(value) or math.isinf(value) or value == 0:
         return digest(answer, digits, rtol) == expected_digest
     sign, index = _bucket(value, rtol)
-    return any(_hash(f"rtol={rtol:g}|{sign}{index + step}") == expected_digest for step in (-1, 0, 1))
+    return any(_bucket_digest(rtol, sign, index + step) == expected_digest for step in (-1, 0, 1))
 
 
 def check(answer: Any, expected_digest: str, digits: int = 3, hint: str = "", rtol: float | None = None) -> bool:
