@@ -25,8 +25,9 @@ from .classify import scored_outcome, unscored_outcome
 from .generate import register_lab
 from .job import GRADEBOOK, LOG, WORKER_OUT, Progress, WorkerResult
 from .kernels import ensure_kernels
+from .lab_settings import Lab, limits_for
 from .labs import CourseError, GradeCellInfo, lab_grade_cells, notebook_names, source_notebooks
-from .limits import Limits, limits_for
+from .limits import Limits
 from .nbgrader_app import open_gradebook
 from .paths import CoursePaths
 from .records import FINAL, GRADER_ERROR, INVALID_NOTEBOOK, GradeResult, StatusStore, scored_in_gradebook
@@ -287,9 +288,14 @@ def autograde_class(
     this run keep their earlier results. ``due`` (ISO date and time, UTC) sets
     the lab's due date for nbgrader's late logic (``timestamp.txt``). ``slurm``:
     grade on a Slurm cluster, one array task per student (``jobs`` at once;
-    default: as many as Slurm allows).
+    default: as many as Slurm allows). A lab whose ``[needs]`` this machine lacks
+    stops with :class:`CourseError` before anyone is graded (with Slurm, the
+    compute nodes are not checked from here).
     """
     paths = paths or CoursePaths.from_env()
+    missing = Lab.load(lab, paths).needs.missing() if slurm is None else []
+    if missing:
+        raise CourseError(f"{lab} cannot be graded on this machine; it needs " + "; and ".join(missing))
     subs = find_submissions(lab, source, paths)
     if students:
         unknown = sorted(set(students) - {s.student_id for s in subs})

@@ -31,8 +31,8 @@ from .export import export_grades
 from .feedback import feedback_lab
 from .generate import generate_lab
 from .kernels import KernelMissing
+from .lab_settings import limits_for
 from .labs import CourseError, grade_cells, list_labs
-from .limits import limits_for
 from .lms import FORMATS, import_download
 from .paths import CoursePaths, CourseRootNotFound
 from .records import GradeResult, StatusStore, scored_in_gradebook

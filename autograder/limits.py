@@ -1,9 +1,10 @@
-"""Resource limits of one student's grading, with per-lab overrides: one type, one set of defaults.
+"""Resource limits of one student's grading: one type, one set of defaults.
 
-:func:`limits_for` resolves a lab's limits, once, in the main process: the
-defaults of :class:`Limits`, that lab's entry of :data:`LAB_OVERRIDES` (edit that
-one dict to give a lab more time or memory), then the environment overrides
-of a one-off run (:data:`ENV_VAR` as JSON, ``$HPML_CELL_TIMEOUT``,
+:func:`autograder.lab_settings.limits_for` resolves a lab's limits, once, in the
+main process: the defaults of :class:`Limits`, that lab's ``[limits]`` in
+``solutions/<lab>/lab.toml`` (edit that file to give a lab more time or
+memory), then the environment overrides of a one-off run
+(:func:`with_env_overrides`: :data:`ENV_VAR` as JSON, ``$HPML_CELL_TIMEOUT``,
 ``$HPML_NOTEBOOK_TIMEOUT``, ``$HPML_MAX_OUTPUT_BYTES``). The result travels to
 the grading worker and its kernel launcher as one JSON object in
 :data:`ENV_VAR` (:meth:`Limits.to_env`, read back with :meth:`Limits.from_env`).
@@ -95,26 +96,6 @@ class Limits:
         return cls.from_json(text) if text else cls()
 
 
-# Per-lab overrides: lab name -> {field: value}. Only what differs from the defaults.
-LAB_OVERRIDES: dict[str, dict[str, int]] = {
-    "lab01_benchmarking": {"notebook_timeout_s": 600},
-    # torch.compile (inductor) writes a 156 MB precompiled header (.gch) on its first compile
-    "lab03_pytorch_performance": {"max_file_bytes": 512 * MiB},
-    # Numba's CUDA simulator runs every CUDA thread of a block as a Python thread: a 16 x 16 block is 256
-    # threads at once (more while an aborted block's threads wind down), above the default task limit
-    "lab04_cuda_numba": {"max_processes": 1024},
-    # test cells start torchrun (an agent and up to 4 workers, each importing torch; ~70 tasks at peak,
-    # 10-35 s per cell on 2 cores); a deadlocked ring stops at its test's own 100 s launch timeout
-    "lab05_distributed": {"cell_timeout_s": 180},
-    # the same launches (torchrun and mpiexec, 2 to 4 ranks, 3 to 25 s per cell on 2 cores); a deadlock stops at
-    # the checker's 15-20 s process-group timeout, and at worst at its test's 60 s launch timeout
-    "lab10_parallel_training": {"cell_timeout_s": 180},
-    # the load cell compiles the student's C++ extension with g++ and OpenMP: 20-60 s alone, longer beside
-    # other grading kernels (about 1.5 GB at its peak, inside the default memory limit)
-    "lab11_custom_kernels": {"cell_timeout_s": 240},
-}
-
-
 # One-off overrides of single fields (the tests use short limits that way).
 ENV_OVERRIDES = {
     "HPML_CELL_TIMEOUT": "cell_timeout_s",
@@ -123,16 +104,17 @@ ENV_OVERRIDES = {
 }
 
 
-def limits_for(lab: str, env: Mapping[str, str] | None = None) -> Limits:
-    """The limits for grading ``lab``: ``Limits()`` with ``LAB_OVERRIDES[lab]``, then the environment's overrides.
+def with_env_overrides(limits: Limits, env: Mapping[str, str] | None = None) -> Limits:
+    """``limits`` with the environment's overrides of a one-off run.
 
-    ``env[ENV_VAR]`` (JSON of every field) replaces the per-lab limits; each
+    ``env[ENV_VAR]`` (JSON of every field) replaces ``limits`` whole; each
     variable of :data:`ENV_OVERRIDES` then sets one field. A value that is not
     a positive integer is a :class:`ValueError` naming the variable.
     """
     env = os.environ if env is None else env
     text = env.get(ENV_VAR, "").strip()
-    limits = Limits.from_json(text) if text else dataclasses.replace(Limits(), **LAB_OVERRIDES.get(lab, {}))
+    if text:
+        limits = Limits.from_json(text)
     changes = {}
     for name, field in ENV_OVERRIDES.items():
         raw = env.get(name, "").strip()
@@ -147,14 +129,3 @@ def limits_for(lab: str, env: Mapping[str, str] | None = None) -> Limits:
 def soft_limit_margin_s(limits: Limits) -> float:
     """Time between the worker's soft wall limit and the hard kill, for nbgrader to save the grades: 10%, 5..30 s."""
     return min(30.0, max(5.0, 0.1 * limits.notebook_timeout_s))
-
-
-def markdown_table(labs: list[str]) -> str:
-    """The README's limits table: the defaults, then each lab with what it overrides in bold."""
-    names = [f.name for f in dataclasses.fields(Limits)]
-    rows = ["| lab | " + " | ".join(f"`{n}`" for n in names) + " |", "| --- |" + " ---: |" * len(names)]
-    for lab in ["(defaults)"] + labs:
-        limits, changed = dataclasses.replace(Limits(), **LAB_OVERRIDES.get(lab, {})), LAB_OVERRIDES.get(lab, {})
-        cells = [f"**{getattr(limits, n):,}**" if n in changed else f"{getattr(limits, n):,}" for n in names]
-        rows.append(f"| {lab} | " + " | ".join(cells) + " |")
-    return "\n".join(rows)

@@ -58,7 +58,7 @@ from nbgrader.preprocessors import (
 )
 
 from autograder.edited_cells import DropUnknownGradeIds
-from autograder.limits import limits_for
+from autograder.lab_settings import limits_for
 from autograder.preprocessors import CheckCellMetadataOnce, CleanReleaseMetadata, RedactTracebacks
 from autograder.sandbox import SandboxedExecute
 from autograder.scoring import SaveAutoGradesByTests
@@ -85,6 +85,9 @@ c.CourseDirectory.ignore = [
     "*.nbi",
     "*.nbc",
     "torch_extensions",  # lab11's C++ builds (hpml_lab_utils.cpp): never released, submitted or collected
+    # a lab's settings and its mutants (wrong answers made of the reference's lines): instructors only
+    "lab.toml",
+    "mutants.toml",
 ]
 
 # --- running student notebooks ----------------------------------------------

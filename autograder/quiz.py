@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hpml_lab_utils.selfcheck import digest, normalise
+
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-
-from hpml_lab_utils.selfcheck import digest, normalise
 
 from .generate import generate_lab
 from .labs import CourseError

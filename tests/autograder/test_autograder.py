@@ -26,13 +26,13 @@ from autograder import (
     generate,
     gradebook,
     labs,
-    limits,
     nbgrader_app,
     processes,
     sample_class,
     scheduler,
 )
 from autograder.kernels import KernelMissing, ensure_kernels
+from autograder.lab_settings import Lab, all_labs, limits_for, limits_table
 from autograder.paths import CoursePaths
 from autograder.preprocessors import CleanReleaseMetadata, RedactTracebacks
 from autograder.records import (
@@ -491,23 +491,26 @@ def test_grading_limits_follow_the_lab_and_the_environment(monkeypatch):
     monkeypatch.delenv("HPML_SANDBOX_LIMITS", raising=False)
     for var in ("HPML_CELL_TIMEOUT", "HPML_NOTEBOOK_TIMEOUT", "HPML_MAX_OUTPUT_BYTES"):
         monkeypatch.delenv(var, raising=False)
-    lab = limits.limits_for("lab01_benchmarking")
-    assert lab.notebook_timeout_s == limits.LAB_OVERRIDES["lab01_benchmarking"]["notebook_timeout_s"] != 900
-    assert limits.limits_for("no_such_lab") == limits.Limits()
+    lab = limits_for("lab01_benchmarking")
+    assert lab.notebook_timeout_s == Lab.load("lab01_benchmarking").limit_overrides["notebook_timeout_s"] != 900
+    with pytest.raises(labs.CourseError, match="no lab 'no_such_lab'"):
+        limits_for("no_such_lab")
     monkeypatch.setenv("HPML_CELL_TIMEOUT", "7")
     monkeypatch.setenv("HPML_NOTEBOOK_TIMEOUT", "33")
-    short = limits.limits_for("lab01_benchmarking")
+    short = limits_for("lab01_benchmarking")
     assert (short.cell_timeout_s, short.notebook_timeout_s, short.memory_mb) == (7, 33, lab.memory_mb)
     monkeypatch.setenv("HPML_CELL_TIMEOUT", "soon")
     with pytest.raises(ValueError, match="HPML_CELL_TIMEOUT"):
-        limits.limits_for("lab01_benchmarking")
+        limits_for("lab01_benchmarking")
 
 
-def test_readme_limits_table_is_the_one_the_code_uses():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index("<!-- limits table:")
-    table = readme[readme.index("\n", start) + 1 : readme.index("<!-- end of limits table -->")].strip()
-    assert table == limits.markdown_table(labs.list_labs()), "run autograder.limits.markdown_table() into the README"
+def test_docs_limits_table_is_the_one_the_code_uses():
+    doc = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
+    start = doc.index("<!-- limits table:")
+    table = doc[doc.index("\n", start) + 1 : doc.index("<!-- end of limits table -->")].strip()
+    assert table == limits_table(all_labs()), (
+        "write autograder.lab_settings.limits_table(all_labs()) into docs/grading.md"
+    )
 
 
 def test_cap_outputs_cuts_text_and_notes_it():

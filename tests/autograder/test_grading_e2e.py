@@ -1,8 +1,10 @@
-"""End to end through the real nbgrader: the sample class of lab01 graded in a temporary grading folder.
+"""End to end through the real nbgrader: lab01's sample class, graded once for the run, then feedback, export, grades.
 
-The class (perfect, one_wrong, untouched, not_json) is built from the current
-solution and a fresh release, zipped, and graded once for the module with the
-CLI (``autograde``, ``feedback``, ``export``). Expected points are read from the
+lab01's class of the run (``tests/graded_labs.py``: the sample class ``perfect``,
+``one_wrong``, ``untouched``, ``not_json``, plus lab01's CI mutants) was built
+from the current solution and a fresh release, zipped and graded with the CLI.
+This module writes its feedback and CSV (``feedback``, ``export``) and the
+term's grades (``course-grades``) once. Expected points are read from the
 source notebook's metadata, never typed in.
 """
 
@@ -11,82 +13,53 @@ from __future__ import annotations
 import csv
 import html
 import re
-import shutil
-import time
 
 import nbformat
 import pytest
 
-from autograder import cli, labs, nbgrader_app, sample_class
+from autograder import cli, nbgrader_app, sample_class
 from autograder.preprocessors import hidden_test_lines
-from autograder.records import StatusStore
-from tests.autograder.lab01_class import LAB, ROOT, SOURCE, lab01_class
+from tests.autograder.lab01_class import LAB, ROOT, SOURCE
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]
-
-
-def _points() -> tuple[float, dict[str, float]]:
-    """(total autograded points, points per autograded test cell), as the pipeline reads them."""
-    per = {c.grade_id: c.points for c in labs.grade_cells(SOURCE) if c.autograded}
-    return sum(per.values()), per
+SAMPLE = list(sample_class.STUDENTS)
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    work = tmp_path_factory.mktemp("grading")
-    with lab01_class(work) as sample:
-        paths = sample.paths
-        archive = shutil.make_archive(str(work / "class"), "zip", root_dir=work, base_dir="class")
-        t0 = time.perf_counter()
-        assert cli.main(["autograde", LAB, archive]) == 0
-        grading_s = time.perf_counter() - t0
+def graded(graded_lab, tmp_path_factory):
+    lab01 = graded_lab(LAB)
+    out = tmp_path_factory.mktemp("e2e")
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in lab01.env().items():
+            mp.setenv(name, value)
+        mp.delenv("HPML_COURSE_ROOT", raising=False)
         assert cli.main(["feedback", LAB]) == 0
-        assert cli.main(["export", "--out", str(work / "grades.csv")]) == 0
-        results = {r.student_id: r for r in StatusStore(paths.statuses).results(LAB)}
-        rows = list(csv.DictReader((work / "grades.csv").open()))
-        yield {"paths": paths, "results": results, "rows": rows, "release": sample.release, "grading_s": grading_s}
+        assert cli.main(["export", "--out", str(out / "grades.csv")]) == 0
+        rows = list(csv.DictReader((out / "grades.csv").open()))
+    auto = sum(lab01.points.values())
+    return {"lab": lab01, "paths": lab01.paths, "results": lab01.results, "rows": rows, "auto": auto}
 
 
-def test_perfect_gets_every_autograded_point(graded):
-    auto, _ = _points()
-    r = graded["results"]["perfect"]
-    assert r.status == "graded"
-    assert r.failed_tests == []
-    assert r.score == pytest.approx(auto)
-    with nbgrader_app.open_gradebook(graded["paths"]) as gb:  # the gradebook agrees
+def test_perfect_in_the_gradebook_gets_every_autograded_point(graded):
+    with nbgrader_app.open_gradebook(graded["paths"]) as gb:
         sub = gb.find_submission(LAB, "perfect")
         code_score = sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades if g.cell_type == "code")
-        assert code_score == pytest.approx(auto)
-
-
-def test_untouched_gets_zero(graded):
-    _, per = _points()
-    r = graded["results"]["untouched"]
-    assert r.status == "graded"
-    assert r.score == 0
-    assert sorted(r.failed_tests) == sorted(per), "the untouched release must fail every autograded test"
+        assert code_score == pytest.approx(graded["auto"])
 
 
 def test_one_wrong_loses_exactly_average_throughput(graded):
-    auto, per = _points()
+    per = graded["lab"].points
     r = graded["results"]["one_wrong"]
     assert r.status == "graded"
     assert r.failed_tests == [sample_class.WRONG_TEST]
-    assert r.score == pytest.approx(auto - per[sample_class.WRONG_TEST])
-
-
-def test_not_json_is_an_invalid_notebook_and_the_rest_still_grade(graded):
-    results = graded["results"]
-    assert sorted(results) == sorted(sample_class.STUDENTS)
-    assert results["not_json"].status == "invalid notebook"
-    assert "invalid JSON" in results["not_json"].message
-    assert all(results[s].status == "graded" for s in ("perfect", "one_wrong", "untouched"))
+    assert r.score == pytest.approx(graded["auto"] - per[sample_class.WRONG_TEST])
 
 
 def test_export_csv_rows_and_statuses(graded):
-    auto, per = _points()
+    auto, per = graded["auto"], graded["lab"].points
     rows = {r["student_id"]: r for r in graded["rows"]}
-    assert sorted(rows) == sorted(sample_class.STUDENTS)
+    assert sorted(rows) == sorted(graded["results"])  # the sample class and lab01's CI mutants
+    assert set(SAMPLE) <= set(rows)
     assert list(graded["rows"][0]) == ["student_id", "lab", "score", "max_score", "status", "message"]
     assert {r["lab"] for r in rows.values()} == {LAB}
     assert rows["not_json"]["status"] == "invalid notebook" and float(rows["not_json"]["score"]) == 0
@@ -104,7 +77,7 @@ def _feedback_text(graded, student: str) -> str:
 
 def test_feedback_leaks_no_hidden_test_and_no_traceback(graded):
     text = _feedback_text(graded, "one_wrong")
-    release = "\n".join(c.source for c in nbformat.read(graded["release"], as_version=4).cells)
+    release = "\n".join(c.source for c in nbformat.read(graded["lab"].release, as_version=4).cells)
     blocks = []
     for cell in nbformat.read(SOURCE, as_version=4).cells:
         if cell.cell_type == "code" and "BEGIN HIDDEN TESTS" in cell.source:
@@ -125,12 +98,23 @@ def test_statuses_live_next_to_the_gradebook(graded):
     assert paths.statuses.parent == paths.gradebook.parent
 
 
-def test_the_sample_class_final_grades_by_the_course_policy(graded, tmp_path):
+def test_the_sample_class_final_grades_by_the_course_policy(graded, tmp_path, monkeypatch):
     """export --scores, joined with the rest of the term (docs/policies/), through course-grades."""
     policies = ROOT / "docs" / "policies"
     scores = tmp_path / "scores.csv"
+    for name, value in graded["lab"].env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("HPML_COURSE_ROOT", raising=False)
     assert cli.main(["export", "--scores", "--out", str(scores)]) == 0
-    lab_rows = {r["student_id"]: r for r in csv.DictReader(scores.open())}
+    with scores.open() as f:  # the sample class's rows (the CI mutants are not on its roster)
+        reader = csv.DictReader(f)
+        kept = [r for r in reader if r["student_id"] in SAMPLE]
+        fields = reader.fieldnames
+    with scores.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(kept)
+    lab_rows = {r["student_id"]: r for r in kept}
     assert sorted(lab_rows) == ["one_wrong", "perfect", "untouched"]  # not_json has no points to export
     assert all(r["item"] == LAB and r["category"] == "homework" for r in lab_rows.values())
     other = (policies / "sample_class_other_items.csv").read_text().splitlines()[1:]

@@ -2,7 +2,8 @@
 
 Two checks:
 
-- **Behaviour, for the package.** Each graded function below is taken from the
+- **Behaviour, for the package.** Each graded pure function a lab lists in its
+  ``lab.toml`` (``[graded_functions]``, with its arguments' domain) is taken from the
   reference solution and called on fresh seeded inputs; so is every public
   function of ``hpml_lab_utils`` that takes the same number of arguments. A
   helper that returns the same results on every input is the graded answer
@@ -26,63 +27,21 @@ import re
 import signal
 from pathlib import Path
 
+import hpml_lab_utils
+
 import numpy as np
 import pytest
 
-import hpml_lab_utils
+from autograder import domains
+from autograder.lab_settings import all_labs
 
 ROOT = Path(__file__).resolve().parents[2]
 NEAR_VERBATIM = 0.75  # share of a graded body's 6-grams found in one other function
 MIN_TOKENS = 40  # shorter graded bodies (one-line formulas) are left to the behaviour check
 
-# graded pure functions: (lab, name, inputs(rng) -> args); small values, since every package function of
-# the same arity is called with them
-GRADED = [
-    ("lab01_benchmarking", "arithmetic_intensity", lambda r: (r.uniform(1, 1e3), r.uniform(1, 1e3))),
-    (
-        "lab01_benchmarking",
-        "attainable_gflops",
-        lambda r: (math.exp(r.uniform(-4, 4)), r.uniform(1, 1e4), r.uniform(1, 1e3)),
-    ),
-    (
-        "lab01_benchmarking",
-        "is_memory_bound",
-        lambda r: (math.exp(r.uniform(-4, 4)), r.uniform(1, 1e4), r.uniform(1, 1e3)),
-    ),
-    ("lab01_benchmarking", "amdahl_speedup", lambda r: (r.uniform(0, 1), r.uniform(1, 100))),
-    ("lab01_benchmarking", "required_part_speedup", lambda r: (r.uniform(0.1, 1), 10.0, r.uniform(5, 10))),
-    (
-        "lab01_benchmarking",
-        "strong_scaling_efficiency",
-        lambda r: (r.uniform(1, 10), r.uniform(0.1, 5), r.randrange(1, 64)),
-    ),
-    ("lab01_benchmarking", "dot_gflops", lambda r: (r.randrange(1, 1000), r.uniform(1e-6, 1))),
-    ("lab01_benchmarking", "dot_bandwidth_gbs", lambda r: (r.randrange(1, 1000), r.uniform(1e-6, 1))),
-    ("lab01_benchmarking", "average_throughput", lambda r: (r.uniform(1, 1e3), [r.uniform(0.1, 3) for _ in range(5)])),
-    ("lab01_benchmarking", "mean_of_second_half", lambda r: ([r.uniform(0.1, 3) for _ in range(r.randrange(2, 9))],)),
-    ("lab05_distributed", "ps_traffic", lambda r: (r.randrange(1, 1000), r.randrange(1, 64))),
-    ("lab05_distributed", "ring_traffic", lambda r: (r.randrange(1, 1000), r.randrange(1, 64))),
-    ("lab07_transformers", "kv_cache_bytes", lambda r: tuple(r.randrange(1, 9) for _ in range(6))),
-    ("lab08_nas", "pareto_front", lambda r: ([(r.uniform(0, 1), r.uniform(0, 1)) for _ in range(12)],)),
-    (
-        "lab09_llm_serving",
-        "kv_memory_waste",
-        lambda r: ([r.randrange(0, 64) for _ in range(r.randrange(1, 9))], 64, r.choice([1, 4, 16])),
-    ),
-    (
-        "lab10_parallel_training",
-        "memory_per_rank",
-        lambda r: (r.randrange(1, 10**6), r.randrange(1, 64), r.choice(["ddp", "zero1", "zero2", "zero3"])),
-    ),
-    (
-        "lab10_parallel_training",
-        "alpha_beta_fit",
-        lambda r: (
-            [4, 1024, 65536, 1 << 20],
-            [r.uniform(1e-6, 1e-5) + s / r.uniform(1e8, 1e10) for s in (4, 1024, 65536, 1 << 20)],
-        ),
-    ),
-]
+# graded pure functions and their arguments' domains, from each lab's lab.toml ([graded_functions.NAME]); small
+# values, since every package function of the same arity is called with them
+GRADED = [(lab.name, name, specs) for lab in all_labs() for name, specs in lab.graded_functions.items()]
 # package functions never called here: they measure, launch, draw, train or wait
 SIDE_EFFECTS = re.compile(
     r"measure|launch|torchrun|plot|explore|bench|report|train|seed|save|load|sleep|wait|"
@@ -149,10 +108,10 @@ def _call_briefly(fn, args, seconds: int = 2):
         signal.signal(signal.SIGALRM, previous)
 
 
-def same_results(helper, graded, make_args, trials: int = 6) -> bool:
+def same_results(helper, graded, specs, trials: int = 6) -> bool:
     rng = random.Random(2024)
     for _ in range(trials):
-        args = make_args(rng)
+        args = domains.sample_args(specs, rng)
         try:
             got = _call_briefly(helper, args)
         except Exception:  # noqa: BLE001 - a helper that fails on these inputs computes nothing graded
@@ -171,14 +130,12 @@ def same_results(helper, graded, make_args, trials: int = 6) -> bool:
     return True
 
 
-@pytest.mark.parametrize("lab,name,make_args", GRADED, ids=[f"{lab.split('_')[0]}-{name}" for lab, name, _ in GRADED])
-def test_no_package_helper_computes_a_graded_function(lab, name, make_args):
+@pytest.mark.parametrize("lab,name,specs", GRADED, ids=[f"{lab.split('_')[0]}-{name}" for lab, name, _ in GRADED])
+def test_no_package_helper_computes_a_graded_function(lab, name, specs):
     graded = reference(lab, name)
     arity = required_arity(graded)
     twins = [
-        where
-        for where, fn in package_functions()
-        if required_arity(fn) == arity and same_results(fn, graded, make_args)
+        where for where, fn in package_functions() if required_arity(fn) == arity and same_results(fn, graded, specs)
     ]
     assert not twins, f"hpml_lab_utils helpers compute {lab}'s graded {name}: {twins}"
 

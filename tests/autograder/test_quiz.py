@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hpml_lab_utils.selfcheck import normalise
+
 import nbformat
 import pytest
 
 from autograder import autograde, quiz, validate
 from autograder.quiz_bank import answer_key, find_questions
-from hpml_lab_utils.selfcheck import normalise
 
 ROOT = Path(__file__).resolve().parents[2]
 WEEK = 2  # multiple choice and numbers with several significant digits

@@ -173,7 +173,9 @@ def test_release_has_no_hidden_tests(lab):
 
 
 @pytest.mark.parametrize("lab", LABS)
-def test_release_is_clean(lab):
+def test_release_is_clean(lab, fresh_release):
+    for release in (RELEASE, fresh_release):  # lab.toml and mutants.toml stay in solutions/
+        assert sorted(p.name for p in (release / lab).iterdir()) == [p.name for p in _notebooks(lab)]
     for src in _notebooks(lab):
         nb = nbformat.read(RELEASE / lab / src.name, as_version=4)
         assert set(nb.metadata) <= KEPT_NOTEBOOK_METADATA, f"volatile notebook metadata: {set(nb.metadata)}"

@@ -28,7 +28,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder import kernel_launcher, processes, sandbox
-from autograder.limits import ENV_VAR, LAB_OVERRIDES, Limits, limits_for
+from autograder.lab_settings import all_labs, limits_for
+from autograder.limits import ENV_VAR, Limits
 from autograder.sandbox import BUBBLEWRAP, LIMITS_ONLY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,11 +72,13 @@ def test_limits_reject_typos_and_nonsense():
 
 
 def test_limits_for_applies_the_lab_override_only_to_that_lab():
-    lab, override = next(iter(LAB_OVERRIDES.items()))
-    got = limits_for(lab)
-    for key, value in override.items():
-        assert getattr(got, key) == value
-    assert limits_for("no_such_lab") == Limits()
+    with_overrides = [lab for lab in all_labs() if lab.limit_overrides]
+    assert with_overrides, "some lab's lab.toml sets [limits]"
+    for lab in with_overrides:
+        got = limits_for(lab.name, env={})
+        assert all(getattr(got, key) == value for key, value in lab.limit_overrides.items())
+        others = {k: v for k, v in vars(got).items() if k not in lab.limit_overrides}
+        assert others == {k: v for k, v in vars(Limits()).items() if k not in lab.limit_overrides}
 
 
 # --------------------------------------------------------------------------- bwrap command line

@@ -1,9 +1,9 @@
 """hpml_lab_utils.checks: visible-test helpers say what was compared and how far off."""
 
+from hpml_lab_utils.checks import check_close, check_equal, check_true
+
 import numpy as np
 import pytest
-
-from hpml_lab_utils.checks import check_close, check_equal, check_true
 
 
 def test_check_close_accepts_within_tolerance(capsys):

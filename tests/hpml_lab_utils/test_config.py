@@ -2,10 +2,10 @@
 
 import random
 
+from hpml_lab_utils import config
+
 import numpy as np
 import pytest
-
-from hpml_lab_utils import config
 
 
 @pytest.mark.parametrize(

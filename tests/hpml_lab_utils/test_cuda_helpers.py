@@ -10,12 +10,12 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
+import hpml_lab_utils as hl
+from hpml_lab_utils import cuda_helpers
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-import hpml_lab_utils as hl
-from hpml_lab_utils import cuda_helpers
 
 pytestmark = pytest.mark.lab04
 

@@ -2,11 +2,11 @@
 
 import pickle
 
+from hpml_lab_utils.data import SyntheticImages, class_patterns
+
 import numpy as np
 import pytest
 import torch
-
-from hpml_lab_utils.data import SyntheticImages, class_patterns
 
 
 def test_patterns_shape_dtype_and_scale():

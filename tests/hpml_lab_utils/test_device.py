@@ -4,10 +4,10 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 import hpml_lab_utils as hl
 from hpml_lab_utils import device
+
+import pytest
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -19,9 +19,9 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_forced_cpu_reports_no_gpu_to_numba_torch_and_the_timers(monkeypatch):
     """HPML_FORCE_CPU=1, even set after the driver was asked once: no GPU anywhere the course looks."""
-    import torch
-
     from hpml_lab_utils.timing import Timer
+
+    import torch
 
     device.cuda_device_count()  # the driver's answer is cached; the switch must still win
     monkeypatch.setenv("HPML_FORCE_CPU", "1")
@@ -109,9 +109,9 @@ def test_force_cpu_turns_torch_and_triton_to_the_cpu(monkeypatch):
 
 
 def test_torch_cuda_usable_agrees_with_torch_here(monkeypatch):
-    import torch
-
     from hpml_lab_utils import device
+
+    import torch
 
     monkeypatch.delenv("HPML_FORCE_CPU", raising=False)
     assert device.torch_cuda_usable() == torch.cuda.is_available()

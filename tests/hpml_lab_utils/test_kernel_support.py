@@ -8,11 +8,11 @@ import subprocess
 import sys
 import textwrap
 
+from hpml_lab_utils import cpp, guards
+
 import numpy as np
 import pytest
 import torch
-
-from hpml_lab_utils import cpp, guards
 
 pytestmark = pytest.mark.lab11
 

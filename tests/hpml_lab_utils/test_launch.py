@@ -17,9 +17,9 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
-
 from hpml_lab_utils import launch
+
+import pytest
 
 pytestmark = pytest.mark.lab05
 

@@ -3,9 +3,9 @@
 import os
 from pathlib import Path
 
-import pytest
-
 from hpml_lab_utils import machine
+
+import pytest
 
 XEON = """processor\t: 0
 vendor_id\t: GenuineIntel

@@ -1,12 +1,12 @@
 """hpml_lab_utils.models: the small CNN of lab06, its training loop, evaluation and weight counts."""
 
+from hpml_lab_utils import models
+
 import pytest
 import torch
 import torch.nn.utils.parametrize
 import torch.nn.utils.prune
 from torch import nn
-
-from hpml_lab_utils import models
 
 pytestmark = pytest.mark.lab06
 

@@ -12,9 +12,9 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
-
 from hpml_lab_utils import launch, mpi
+
+import pytest
 
 pytestmark = pytest.mark.skipif(not mpi.mpi_available()[0], reason=mpi.mpi_available()[1])
 

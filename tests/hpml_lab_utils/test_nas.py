@@ -1,10 +1,10 @@
 """hpml_lab_utils.nas: architecture keys, caches, proxy data and accuracy, Pareto plots (lab08)."""
 
+from hpml_lab_utils import nas
+
 import pytest
 import torch
 from torch import nn
-
-from hpml_lab_utils import nas
 
 pytestmark = pytest.mark.lab08
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import textwrap
 import time
 
+from hpml_lab_utils import launch, mpi, parallel, worker_checks
+
 import pytest
 import torch
 import torch.nn as nn
-
-from hpml_lab_utils import launch, mpi, parallel, worker_checks
 
 pytestmark = pytest.mark.lab10
 

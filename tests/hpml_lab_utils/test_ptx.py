@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 import hpml_lab_utils  # noqa: F401  (first: the CUDA simulator, as in every notebook)
 from hpml_lab_utils import ptx
+
+import pytest
 
 TOOLS = ptx.toolchain()
 needs_tools = pytest.mark.skipif(not TOOLS.available, reason=f"{TOOLS.why} (`make setup` installs the ptx extra)")

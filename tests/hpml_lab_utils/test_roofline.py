@@ -10,10 +10,6 @@ import warnings
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-import numpy as np
-import pytest
-
 from hpml_lab_utils import roofline
 from hpml_lab_utils.device import has_cuda
 from hpml_lab_utils.roofline import (
@@ -27,6 +23,10 @@ from hpml_lab_utils.roofline import (
 )
 from hpml_lab_utils.roofline import _attainable as attainable
 from hpml_lab_utils.roofline import _ridge_point as ridge_point
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
 pytestmark = pytest.mark.lab01
 

@@ -1,9 +1,9 @@
 """Self-check questions: answers compared through digests, never printed."""
 
-import pytest
-
 from hpml_lab_utils import selfcheck
 from hpml_lab_utils.selfcheck import choice, digest, is_correct, normalise, number
+
+import pytest
 
 
 def test_numbers_match_at_the_stated_significant_digits():

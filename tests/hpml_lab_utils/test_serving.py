@@ -2,11 +2,11 @@
 
 import math
 
+from hpml_lab_utils import checks, serving, transformer
+
 import pytest
 import torch
 from torch.nn import functional as F
-
-from hpml_lab_utils import checks, serving, transformer
 
 pytestmark = pytest.mark.lab09
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from hpml_lab_utils import simulate
+
 import numpy as np
 import pytest
-
-from hpml_lab_utils import simulate
 
 
 @pytest.mark.parametrize("ranks, n", [(1, 5), (2, 7), (4, 3), (4, 16), (5, 23), (8, 8)])

@@ -6,11 +6,11 @@ asserts an absolute speed.
 
 import time
 
-import numpy as np
-import pytest
-
 from hpml_lab_utils import timing
 from hpml_lab_utils.timing import Stats, Timer, bench, speedup, speedup_ratios
+
+import numpy as np
+import pytest
 
 
 def busy_sum(n: int) -> int:

@@ -1,6 +1,6 @@
 """The mutation suite: plausible wrong answers, graded through the real autograder.
 
-Each lab has a module ``labNN.py`` with a list ``MUTANTS`` of :class:`Mutant`:
+Each lab folder has a ``mutants.toml`` of :class:`~autograder.lab_settings.Mutant`:
 a mistake a student makes at 11 pm (right shapes, wrong behaviour), written as
 text edits of the reference solution's answer cells, and the test cells that
 must lose their points because of it. :func:`grade_mutants` builds a class of
@@ -10,62 +10,34 @@ the reference plus one student per mutant and grades it with
 every autograded point.
 
 Run all of them with ``make mutants`` (``LAB=lab04`` for one lab); ``make
-test`` grades a fixed subset (``CI_SUBSET``) through ``tests/autograder/test_grading_labs.py``.
+test`` grades each lab's ``[tests] ci_mutants`` (``lab.toml``) in its one grading
+of the lab (``tests/autograder/graded_labs.py``).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
 import nbformat
+
+from autograder.lab_settings import MUTANTS_FILE, Lab, Mutant, all_labs
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = "reference"
 UNTOUCHED = "untouched"
 
 
-@dataclass(frozen=True)
-class Mutant:
-    """One plausible wrong answer.
-
-    ``edits``: (answer cell grade_id, text in the reference, the student's text).
-    ``fails``: the test cells (grade_ids) that must lose their points, and no others.
-    """
-
-    name: str
-    why: str
-    edits: tuple[tuple[str, str, str], ...]
-    fails: frozenset[str] = field(default_factory=frozenset)
-
-
-def mutant(name: str, why: str, cell: str, right: str, wrong: str, fails: str | tuple[str, ...]) -> Mutant:
-    """A mutant made of one edit of one answer cell (the common case)."""
-    fails = (fails,) if isinstance(fails, str) else fails
-    return Mutant(name, why, ((cell, right, wrong),), frozenset(fails))
-
-
-def lab_modules() -> dict[str, str]:
-    """lab name -> the module of its mutants, for every lab in solutions/ that has one."""
-    found = {}
-    for lab_dir in sorted((ROOT / "solutions").iterdir()):
-        short = lab_dir.name.split("_")[0]
-        if (Path(__file__).parent / f"{short}.py").exists():
-            found[lab_dir.name] = f"{__name__}.{short}"
-    return found
+def labs_with_mutants() -> list[str]:
+    """Every lab of solutions/ that has a ``mutants.toml``."""
+    return [lab.name for lab in all_labs() if (lab.folder / MUTANTS_FILE).exists()]
 
 
 def load(lab: str) -> list[Mutant]:
-    """The mutants of ``lab`` (full name, e.g. ``lab04_cuda_numba``)."""
-    module = importlib.import_module(lab_modules()[lab])
-    names = [m.name for m in module.MUTANTS]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        raise ValueError(f"{lab}: mutant names used twice: {duplicated}")
-    return list(module.MUTANTS)
+    """The mutants of ``lab`` (full name, e.g. ``lab04_cuda_numba``), from its ``mutants.toml``."""
+    return list(Lab.load(lab).mutants)
 
 
 def apply(solved: nbformat.NotebookNode, m: Mutant) -> nbformat.NotebookNode:
@@ -135,20 +107,3 @@ def grade_mutants(
     results = grade_class(lab, mutants, work, jobs=jobs, progress=progress)
     outcomes = [Outcome(m, results[m.name].status, frozenset(results[m.name].failed_tests)) for m in mutants]
     return results[REFERENCE], outcomes
-
-
-# Graded by `make test` (tests/autograder/test_grading_labs.py): one or two mutants per lab, chosen to cover
-# different kinds of mistake (numerics, structure, protocol), within CI's time budget.
-CI_SUBSET = {
-    "lab01_benchmarking": ["dot_loop_numpy_shortcut"],
-    "lab02_profiling": ["adam_no_bias_correction"],
-    "lab03_pytorch_performance": ["pairwise_numpy_squared"],
-    "lab04_cuda_numba": ["tiled_no_bound_check_on_write"],
-    "lab05_distributed": ["ring_overwrites_instead_of_adding"],
-    "lab06_compression": ["distill_no_t_squared"],
-    "lab07_transformers": ["lora_scale_alpha"],
-    "lab08_nas": ["macs_depthwise_dense"],
-    "lab09_llm_serving": ["cache_decode_no_cow_copy", "sched_preempts_oldest"],
-    "lab10_parallel_training": ["ddp_blocking_allreduce", "tp_no_backward_allreduce", "pipe_deadlock"],
-    "lab11_custom_kernels": ["softmax_no_max", "attn_no_rescale", "gelu_ignores_strides"],
-}

@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import grade_mutants, lab_modules, load
+from . import grade_mutants, labs_with_mutants, load
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="run only these mutants (by name)")
     args = parser.parse_args(argv)
 
-    labs = list(lab_modules())
+    labs = labs_with_mutants()
     if args.labs:
         wanted = [w.split("_")[0] for w in args.labs]
         unknown = [w for w in wanted if not any(lab.startswith(w + "_") for lab in labs)]

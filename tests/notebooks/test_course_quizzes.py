@@ -13,10 +13,11 @@ was deleted fails here.
 
 from __future__ import annotations
 
+from hpml_lab_utils.selfcheck import digest, normalise
+
 import pytest
 
 from autograder.quiz_bank import answer_key, find_questions
-from hpml_lab_utils.selfcheck import digest, normalise
 
 ANSWER_KEY = answer_key()
 
