@@ -44,7 +44,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PIP) install -c $(CONSTRAINTS) -e ".[dev,kernels,$(if $(GPU_EXTRA),$(GPU_EXTRA),ptx)]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name hpml --display-name "Python 3 (HPML)" >/dev/null
 	@# headless `jupyter nbconvert --execute` gets the kernel client that cannot lose a reply after a widget cell
-	@mkdir -p $(VENV)/etc/jupyter && printf '%s\n' '{"ExecutePreprocessor": {"kernel_manager_class": "autograder.reply_channel.PromptKernelManager"}}' \
+	@mkdir -p $(VENV)/etc/jupyter && printf '%s\n' '{"ExecutePreprocessor": {"kernel_manager_class": "autograder.isolation.reply_channel.PromptKernelManager"}}' \
 	  > $(VENV)/etc/jupyter/jupyter_nbconvert_config.json
 	@# Students see only nbgrader's Validate button; instructors grade with `python -m autograder`.
 	@$(BIN)/jupyter labextension disable --level=sys_prefix $(addprefix @jupyter/nbgrader:,$(INSTRUCTOR_PLUGINS)) >/dev/null 2>&1
@@ -162,16 +162,16 @@ release: setup
 	$(BIN)/python -m autograder generate
 
 # The student distribution: labs/, course/, hpml_lab_utils/ and their set-up, without solutions, tests or
-# autograder (autograder/student_release.py); publish dist/hpml-student as the students' repository.
+# autograder (autograder/classroom/student_release.py); publish dist/hpml-student as the students' repository.
 student-release: setup
-	$(BIN)/python -m autograder.student_release --out dist/hpml-student
+	$(BIN)/python -m autograder.classroom.student_release --out dist/hpml-student
 
 bench-grading: setup sandbox-tools
-	$(BIN)/python -m autograder.bench_grading
+	$(BIN)/python -m autograder.sample_class.bench_grading
 
 # The same class through the Slurm backend on a one-node cluster (root), beside the local backend: the overhead.
 bench-grading-slurm: setup sandbox-tools slurm-tools
-	$(BIN)/python -m autograder.bench_grading --slurm --jobs 2 --no-plain
+	$(BIN)/python -m autograder.sample_class.bench_grading --slurm --jobs 2 --no-plain
 
 strip: setup
 	$(BIN)/jupyter nbconvert --clear-output --inplace $$(git ls-files '*.ipynb')

@@ -1,73 +1,29 @@
-"""HPML instructor pipeline on top of nbgrader (release, validate, autograde, feedback, export).
+"""HPML instructor pipeline on top of nbgrader: generate, validate, autograde a class, feedback, export, the term.
 
-Command line: ``python -m autograder --help`` (or ``hpml-grade``). Library entry
-points: :func:`grade_one` (one student in a worker process, a :class:`GradeResult`)
-and :func:`autograde_class` (a folder or zip of submissions, ``jobs`` workers at a
-time, each against a private copy of the gradebook; the calling process merges
-and records every result). The nbgrader configuration is
-``autograder/nbgrader_config.py``; where things go is in ``autograder/paths.py``.
+Command line: ``python -m autograder --help`` (or ``hpml-grade``). The package
+imports nothing itself, so ``import autograder.limits`` stays light (no
+nbgrader); import what you use from where it lives:
 
-Where things happen, one job per module:
-
-- the verbs: ``generate``, ``validate``, ``autograde``, ``feedback``, ``export``
-  (and ``cli`` for the command line);
-- nbgrader and the course: ``nbgrader_app`` (configuration, converter runs,
-  the gradebook), ``nbgrader_config``, ``labs`` (a lab's notebooks and graded
-  cells), ``limits``, ``versions`` (hashes that decide what is graded again),
-  ``submissions`` (finding students' files), ``lms`` (an LMS's download and a
-  roster turned into students' folders), ``records`` (statuses, the CSV);
-- grading a class: ``scheduler`` (starts, polls and kills workers),
-  ``slurm`` and ``slurm_task`` (the same workers as one Slurm array job),
-  ``worker`` (one student), ``job`` (the files a worker and the batch
-  exchange), ``execute`` (the Execute preprocessor a worker runs),
-  ``classify`` (outcome to status, pure), ``gradebook`` (merging and reading
-  points), ``scoring`` (points follow asserts, not stderr);
-- the term's grades: ``policy`` (``course_policy.toml``), ``late_days``,
-  ``course_grades`` (``course-grades``: bank, penalties, drops, weights,
-  letters, reports), ``grade_exports`` (Canvas and Brightspace import files,
-  the plot); quizzes: ``quiz_bank`` (the self-check questions and
-  ``quiz_keys/``), ``quiz`` (``generate-quiz``);
-- what students receive: ``student_release`` (``make student-release``);
-- isolation: ``sandbox``, ``kernel_launcher``, ``reply_channel``, ``tamper``
-  and ``kernel_guard`` (the code that runs inside the student's kernel).
+- the course, as every part reads it (no nbgrader): ``paths`` (where the
+  course and the grading folder are), ``labs`` (a lab's notebooks and graded
+  cells), ``lab_settings`` (``Lab``: a lab folder's ``lab.toml`` and
+  ``mutants.toml``), ``domains`` (argument domains of graded functions),
+  ``limits`` (a grading kernel's limits), ``records`` (statuses and results);
+  ``nbgrader_config.py`` is nbgrader's configuration file;
+- ``pipeline``: nbgrader's steps and what the course adds to them:
+  ``generate``, ``validate``, ``feedback``, ``export``, ``gradebook``,
+  ``nbgrader_app``, ``kernels``, and the preprocessors (``preprocessors``,
+  ``edited_cells``, ``scoring``);
+- ``grading``: a class graded, one worker per student: ``autograde``
+  (``autograde_class``, ``grade_one``), ``submissions``, ``versions``,
+  ``scheduler``, ``worker``, ``execute``, ``job``, ``classify``, ``slurm`` and
+  ``slurm_task``, ``bench_grading``;
+- ``isolation``: the student's kernel kept in its place: ``sandbox``,
+  ``kernel_launcher``, ``processes``, ``reply_channel``, ``tamper`` and
+  ``kernel_guard`` (the code that runs inside the student's kernel);
+- ``classroom``: the term around grading: LMS hand-ins (``lms``), the course's
+  grades (``policy``, ``late_days``, ``course_grades``, ``grade_exports``),
+  quizzes (``quiz_bank``, ``quiz``, ``quiz_keys/``), the student distribution
+  (``student_release``);
+- ``cli``: the command line; ``sample_class``: the synthetic class of the demo and the tests.
 """
-
-from .autograde import autograde_class, grade_one
-from .export import collect_results, export_grades
-from .feedback import feedback_lab
-from .generate import generate_lab
-from .paths import CoursePaths
-from .records import (
-    GRADED,
-    GRADER_ERROR,
-    INVALID_NOTEBOOK,
-    KERNEL_DIED,
-    LATE,
-    MEMORY_LIMIT,
-    STATUSES,
-    TAMPERED,
-    TIMED_OUT,
-    GradeResult,
-)
-from .validate import validate_lab
-
-__all__ = [
-    "CoursePaths",
-    "GRADED",
-    "GRADER_ERROR",
-    "INVALID_NOTEBOOK",
-    "KERNEL_DIED",
-    "LATE",
-    "MEMORY_LIMIT",
-    "STATUSES",
-    "TAMPERED",
-    "TIMED_OUT",
-    "GradeResult",
-    "autograde_class",
-    "collect_results",
-    "export_grades",
-    "feedback_lab",
-    "generate_lab",
-    "grade_one",
-    "validate_lab",
-]

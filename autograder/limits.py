@@ -9,7 +9,7 @@ memory), then the environment overrides of a one-off run
 the grading worker and its kernel launcher as one JSON object in
 :data:`ENV_VAR` (:meth:`Limits.to_env`, read back with :meth:`Limits.from_env`).
 
-Who enforces what (see ``autograder/sandbox.py`` for the whole guarantee):
+Who enforces what (see ``autograder/isolation/sandbox.py`` for the whole guarantee):
 
 - ``cell_timeout_s``, ``notebook_timeout_s``: the grader (nbgrader's
   ``Execute.timeout`` per cell; the batch per notebook).

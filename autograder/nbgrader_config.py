@@ -57,12 +57,12 @@ from nbgrader.preprocessors import (
     SaveCells,
 )
 
-from autograder.edited_cells import DropUnknownGradeIds
+from autograder.isolation.sandbox import SandboxedExecute
+from autograder.isolation.tamper import AuditTamperGuards, InsertTamperGuards
 from autograder.lab_settings import limits_for
-from autograder.preprocessors import CheckCellMetadataOnce, CleanReleaseMetadata, RedactTracebacks
-from autograder.sandbox import SandboxedExecute
-from autograder.scoring import SaveAutoGradesByTests
-from autograder.tamper import AuditTamperGuards, InsertTamperGuards
+from autograder.pipeline.edited_cells import DropUnknownGradeIds
+from autograder.pipeline.preprocessors import CheckCellMetadataOnce, CleanReleaseMetadata, RedactTracebacks
+from autograder.pipeline.scoring import SaveAutoGradesByTests
 
 c = get_config()  # noqa: F821 (injected by traitlets' config loader)
 

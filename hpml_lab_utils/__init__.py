@@ -28,13 +28,8 @@ from .device import (  # noqa: E402
     torch_cuda_usable,
     torch_device,
 )
-from .roofline import (  # noqa: E402
-    KernelPoint,
-    Peaks,
-    measure_peaks,
-    plot_roofline,
-    theoretical_peak_flops,
-)
+from .roofline import KernelPoint, Peaks, measure_peaks, theoretical_peak_flops  # noqa: E402
+from .roofline_plot import plot_roofline  # noqa: E402
 from .timing import Stats, Timer, bench, quiet_bench, speedup, speedup_ratios  # noqa: E402
 
 __all__ = [

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .launch import (
+from .rank_processes import (
     LaunchError,
     LaunchResult,
     LaunchTimeout,

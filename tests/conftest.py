@@ -43,7 +43,7 @@ def repeats(request: pytest.FixtureRequest):
 @pytest.fixture(scope="session")
 def graded_lab(tmp_path_factory):
     """``graded_lab(name)``: the lab's class graded once this run (:mod:`tests.graded_labs`), shared by every test."""
-    from autograder.scheduler import default_jobs
+    from autograder.grading.scheduler import default_jobs
     from tests.graded_labs import grade_lab
 
     done = {}

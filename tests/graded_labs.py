@@ -20,9 +20,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, generate, sample_class
+from autograder import cli, sample_class
 from autograder.lab_settings import Lab, Mutant
 from autograder.paths import CoursePaths
+from autograder.pipeline import generate
 from autograder.records import GradeResult, StatusStore
 from autograder.sample_class.build import solved_notebook
 from tests import mutants

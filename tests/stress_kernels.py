@@ -14,7 +14,7 @@ than it (shorter cells only measure scheduling noise). Exit status 1 when any
 cell hung or failed.
 
 ``--plain-client`` uses nbclient's own kernel client instead of
-:class:`autograder.reply_channel.PromptKernelManager`, to see the lost-reply
+:class:`autograder.isolation.reply_channel.PromptKernelManager`, to see the lost-reply
 wait that module fixes.
 """
 
@@ -48,7 +48,7 @@ def run_once(path: Path, timeout_s: int, plain_client: bool) -> dict:
     import nbformat
     from nbclient import NotebookClient
 
-    from autograder.reply_channel import PromptKernelManager
+    from autograder.isolation.reply_channel import PromptKernelManager
 
     nb = nbformat.read(path, as_version=4)
     started: dict[int, float] = {}
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{len(notebooks)} notebooks x {args.runs} runs, {args.parallel} at once, beside {args.burners} CPU burners "
         f"and a launch-and-compile loop; cell timeout {args.timeout} s; "
-        f"client: {'nbclient plain' if args.plain_client else 'autograder.reply_channel'}",
+        f"client: {'nbclient plain' if args.plain_client else 'autograder.isolation.reply_channel'}",
         flush=True,
     )
     t0 = time.perf_counter()

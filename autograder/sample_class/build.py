@@ -9,12 +9,12 @@ from pathlib import Path
 
 import nbformat
 
-from ..autograde import autograde_class
-from ..export import export_grades
-from ..feedback import feedback_lab
-from ..generate import register_lab
+from ..grading.autograde import autograde_class
 from ..labs import CourseError, lab_grade_cells, source_notebooks
 from ..paths import CoursePaths
+from ..pipeline.export import export_grades
+from ..pipeline.feedback import feedback_lab
+from ..pipeline.generate import register_lab
 from ..records import GRADED, INVALID_NOTEBOOK, GradeResult
 
 LAB = "lab01_benchmarking"

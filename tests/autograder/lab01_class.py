@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import generate, sample_class
+from autograder import sample_class
 from autograder.paths import CoursePaths
+from autograder.pipeline import generate
 
 LAB = sample_class.LAB
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,8 +26,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, labs, nbgrader_app, sample_class
-from autograder.preprocessors import hidden_test_lines
+from autograder import cli, labs, sample_class
+from autograder.pipeline import nbgrader_app
+from autograder.pipeline.preprocessors import hidden_test_lines
 from autograder.records import StatusStore
 from autograder.sample_class.adversarial import ATTACK_CELL, ATTACK_TEST, CASES, FROM_ATTACK, MAX_FORKS
 from tests.autograder.lab01_class import LAB, ROOT, SOURCE, lab01_class

@@ -18,23 +18,15 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder import (
-    autograde,
-    cli,
-    export,
-    feedback,
-    generate,
-    gradebook,
-    labs,
-    nbgrader_app,
-    processes,
-    sample_class,
-    scheduler,
-)
-from autograder.kernels import KernelMissing, ensure_kernels
+from autograder import cli, labs, sample_class
+from autograder.grading import autograde, scheduler
+from autograder.grading.submissions import InvalidNotebook, discover, extract_zip, normalize_stem, read_notebook, unwrap
+from autograder.isolation import processes
 from autograder.lab_settings import Lab, all_labs, limits_for, limits_table
 from autograder.paths import CoursePaths
-from autograder.preprocessors import CleanReleaseMetadata, RedactTracebacks
+from autograder.pipeline import export, feedback, generate, gradebook, nbgrader_app
+from autograder.pipeline.kernels import KernelMissing, ensure_kernels
+from autograder.pipeline.preprocessors import CleanReleaseMetadata, RedactTracebacks
 from autograder.records import (
     CSV_COLUMNS,
     GRADED,
@@ -46,7 +38,6 @@ from autograder.records import (
     StatusStore,
     write_csv,
 )
-from autograder.submissions import InvalidNotebook, discover, extract_zip, normalize_stem, read_notebook, unwrap
 from tests.autograder.toy_course import TOY, grade_meta, toy_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -514,7 +505,7 @@ def test_docs_limits_table_is_the_one_the_code_uses():
 
 
 def test_cap_outputs_cuts_text_and_notes_it():
-    from autograder.execute import cap_outputs
+    from autograder.grading.execute import cap_outputs
 
     cell = new_code_cell("print(...)")
     cell.outputs = [new_output("stream", name="stdout", text="x" * 5000), new_output("stream", name="stdout", text="y")]

@@ -8,8 +8,8 @@ import nbformat
 import pytest
 from nbgrader.preprocessors import CheckCellMetadata
 
-from autograder import preprocessors
-from autograder.preprocessors import CheckCellMetadataOnce
+from autograder.pipeline import preprocessors
+from autograder.pipeline.preprocessors import CheckCellMetadataOnce
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "solutions" / "lab01_benchmarking" / "lab01_benchmarking.ipynb"

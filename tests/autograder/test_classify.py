@@ -1,11 +1,11 @@
-"""autograder.classify: a worker's outcome to a status and a reason, checked without any process."""
+"""autograder.grading.classify: a worker's outcome to a status and a reason, checked without any process."""
 
 from __future__ import annotations
 
 import pytest
 
-from autograder.classify import scored_outcome, unscored_outcome
-from autograder.job import Progress, WorkerResult
+from autograder.grading.classify import scored_outcome, unscored_outcome
+from autograder.grading.job import Progress, WorkerResult
 from autograder.limits import Limits
 from autograder.records import (
     GRADED,

@@ -16,9 +16,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from autograder import cli
-from autograder.course_grades import ScoresError, course_grades, read_scores
-from autograder.late_days import late_days
-from autograder.policy import DEFAULT_POLICY, PolicyError, load_policy
+from autograder.classroom.course_grades import ScoresError, course_grades, read_scores
+from autograder.classroom.late_days import late_days
+from autograder.classroom.policy import DEFAULT_POLICY, PolicyError, load_policy
 
 NY = ZoneInfo("America/New_York")
 BOUNDARY = time(23, 59)

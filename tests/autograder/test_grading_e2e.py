@@ -17,8 +17,9 @@ import re
 import nbformat
 import pytest
 
-from autograder import cli, nbgrader_app, sample_class
-from autograder.preprocessors import hidden_test_lines
+from autograder import cli, sample_class
+from autograder.pipeline import nbgrader_app
+from autograder.pipeline.preprocessors import hidden_test_lines
 from tests.autograder.lab01_class import LAB, ROOT, SOURCE
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab01]

@@ -1,4 +1,4 @@
-"""The kernel-side tamper guard (``autograder/kernel_guard.py``) run in an in-process IPython shell.
+"""The kernel-side tamper guard (``autograder/isolation/kernel_guard.py``) run in an in-process IPython shell.
 
 The same set-up cell the autograder inserts (:class:`InsertTamperGuards`) runs
 here without a kernel: an honest test cell gets an ``ok`` marker, a replaced
@@ -13,7 +13,7 @@ import numpy
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.tamper import GUARD_MIME, SETUP_FUNCTION, InsertTamperGuards, setup_source
+from autograder.isolation.tamper import GUARD_MIME, SETUP_FUNCTION, InsertTamperGuards, setup_source
 
 
 def _test_cell(grade_id: str, source: str):

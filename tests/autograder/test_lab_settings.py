@@ -187,7 +187,7 @@ def test_every_lab_of_the_course_reads():
 
 
 def test_autograde_stops_before_anyone_when_a_need_is_missing(toy_lab, toy_course, tmp_path, monkeypatch):
-    from autograder.autograde import autograde_class
+    from autograder.grading.autograde import autograde_class
     from autograder.labs import CourseError
 
     write(toy_lab, "lab.toml", "[needs]\ngpu = 'required'\n")

@@ -17,8 +17,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, export, generate, lms, sample_class
+from autograder import cli, sample_class
+from autograder.classroom import lms
 from autograder.labs import CourseError
+from autograder.pipeline import export, generate
 from tests.autograder.toy_course import TOY
 
 NB = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'

@@ -10,8 +10,10 @@ from hpml_lab_utils.selfcheck import normalise
 import nbformat
 import pytest
 
-from autograder import autograde, quiz, validate
-from autograder.quiz_bank import answer_key, find_questions
+from autograder.classroom import quiz
+from autograder.classroom.quiz_bank import answer_key, find_questions
+from autograder.grading import autograde
+from autograder.pipeline import validate
 
 ROOT = Path(__file__).resolve().parents[2]
 WEEK = 2  # multiple choice and numbers with several significant digits

@@ -27,10 +27,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder import kernel_launcher, processes, sandbox
+from autograder.isolation import kernel_launcher, processes, sandbox
+from autograder.isolation.sandbox import BUBBLEWRAP, LIMITS_ONLY
 from autograder.lab_settings import all_labs, limits_for
 from autograder.limits import ENV_VAR, Limits
-from autograder.sandbox import BUBBLEWRAP, LIMITS_ONLY
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "lab01_benchmarking" / "lab01_benchmarking.ipynb"
@@ -583,7 +583,8 @@ _IMMEDIATE_SHUTDOWN = """
 import sys
 from nbclient import NotebookClient
 import nbformat
-from autograder import bench_grading, sandbox
+from autograder.sample_class import bench_grading
+from autograder.isolation import sandbox
 
 bench_grading.become_subreaper()  # as the benchmark does: orphaned sandbox processes are reaped here
 nb = nbformat.reads(sys.stdin.read(), as_version=4)

@@ -18,7 +18,8 @@ import time
 import nbformat
 import pytest
 
-from autograder import cli, slurm
+from autograder import cli
+from autograder.grading import slurm
 from autograder.limits import Limits
 from autograder.records import GRADER_ERROR, MEMORY_LIMIT, TIMED_OUT, StatusStore
 from tests.autograder.lab01_class import LAB, lab01_class
@@ -148,8 +149,8 @@ def test_a_task_that_ends_without_grading_is_a_grader_error_that_says_how(monkey
     slurm.wait_for_tasks("7", ["a", "b"], lambda task: None, lambda task, end: ends.setdefault(task, end), 0)
     assert ends["a"].unexpected == "its Slurm task ended CANCELLED before the grading finished, or never started"
     assert ends["b"].unexpected == "" and ends["b"].returncode == 0
-    from autograder.classify import unscored_outcome
-    from autograder.job import Progress
+    from autograder.grading.classify import unscored_outcome
+    from autograder.grading.job import Progress
 
     outcome = unscored_outcome(
         None, Progress(), Limits(), killed=False, returncode=None, ran_s=0, ended_as=ends["a"].unexpected

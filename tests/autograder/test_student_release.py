@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import student_release
+from autograder.classroom import student_release
 from autograder.labs import list_labs, source_notebooks
 from autograder.paths import CoursePaths
-from autograder.preprocessors import hidden_test_lines
+from autograder.pipeline.preprocessors import hidden_test_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN MARK SCHEME")

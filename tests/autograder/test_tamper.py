@@ -27,16 +27,16 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.utils import determine_grade
 from traitlets.config import Config
 
-from autograder.edited_cells import cell_changes, release_cells
-from autograder.nbgrader_app import load_config
-from autograder.paths import RELEASE_DIRNAME, CoursePaths
-from autograder.tamper import (
+from autograder.isolation.tamper import (
     EXCEPTION_NAME,
     AuditTamperGuards,
     InsertTamperGuards,
     find_tampering,
     free_names,
 )
+from autograder.paths import RELEASE_DIRNAME, CoursePaths
+from autograder.pipeline.edited_cells import cell_changes, release_cells
+from autograder.pipeline.nbgrader_app import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = "python3"
@@ -539,7 +539,7 @@ def test_redaction_catches_respaced_escaped_and_guard_quotes():
     """RedactTracebacks on outputs of a student cell: re-spaced, repr-escaped and guard quotes, error messages."""
     from nbformat.v4 import new_output
 
-    from autograder.preprocessors import REDACTED, RedactTracebacks
+    from autograder.pipeline.preprocessors import REDACTED, RedactTracebacks
 
     hidden = "assert   cube(-3) == -27,  'cube is wrong'"
     test = test_cell("test_cube", f"assert cube(2) == 8\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS\n")

@@ -27,8 +27,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, export, generate, sample_class
+from autograder import cli, sample_class
 from autograder.paths import CoursePaths
+from autograder.pipeline import export, generate
 from deploy.jupyterhub import hubctl
 from tests.autograder.lab01_class import LAB, SOURCE
 from tests.deploy.test_hub import _why_not

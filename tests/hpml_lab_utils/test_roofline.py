@@ -1,4 +1,4 @@
-"""Tests of hpml_lab_utils.roofline (week 2, lab01): formulas, plot, peaks cache, a real measurement."""
+"""Tests of hpml_lab_utils.roofline, ceilings and roofline_plot (week 2, lab01): formulas, plot, cache, measurement."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import warnings
 import matplotlib
 
 matplotlib.use("Agg")
-from hpml_lab_utils import roofline
+from hpml_lab_utils import ceilings, machine, roofline, roofline_plot
 from hpml_lab_utils.device import has_cuda
 from hpml_lab_utils.roofline import (
     AboveRoofWarning,
@@ -18,11 +18,11 @@ from hpml_lab_utils.roofline import (
     Peaks,
     RooflineCacheWarning,
     measure_peaks,
-    plot_roofline,
     theoretical_peak_flops,
 )
 from hpml_lab_utils.roofline import _attainable as attainable
 from hpml_lab_utils.roofline import _ridge_point as ridge_point
+from hpml_lab_utils.roofline_plot import plot_roofline
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -99,10 +99,10 @@ def test_peaks_dict_round_trip():
 
 
 def test_rate_formatting():
-    assert roofline.format_bandwidth(2.1e10) == "21 GB/s"
-    assert roofline.format_bandwidth(3.35e12) == "3.35 TB/s"
-    assert roofline.format_flops(1.2e12) == "1.2 TFLOP/s"
-    assert roofline.format_flops(1.8123e11) == "181 GFLOP/s"
+    assert roofline_plot.format_bandwidth(2.1e10) == "21 GB/s"
+    assert roofline_plot.format_bandwidth(3.35e12) == "3.35 TB/s"
+    assert roofline_plot.format_flops(1.2e12) == "1.2 TFLOP/s"
+    assert roofline_plot.format_flops(1.8123e11) == "181 GFLOP/s"
 
 
 # ----------------------------------------------------------------------- plot
@@ -154,7 +154,7 @@ def test_plot_unknown_dtype_says_what_was_measured():
 
 def test_explore_redraws_on_every_change_and_marks_the_ceiling():
     peaks = make_peaks()
-    box = roofline.explore(peaks, [KernelPoint("dot", flops=2e6, nbytes=8e6, seconds=1e-3)])
+    box = roofline_plot.explore(peaks, [KernelPoint("dot", flops=2e6, nbytes=8e6, seconds=1e-3)])
     roof_menu, intensity = box.children[0].children
     assert roof_menu.options[0] == max(peaks.flops, key=peaks.flops.get)  # highest roof first
     dtype, x, y = box.last_drawn
@@ -279,12 +279,12 @@ def test_cache_dir_follows_the_environment(tmp_path, monkeypatch):
 
 
 def test_last_level_cache_size_is_plausible():
-    llc = roofline.last_level_cache_bytes()
+    llc = machine.last_level_cache_bytes()
     assert isinstance(llc, int) and 64 * 1024 <= llc <= 64 * 2**30
 
 
 def test_triad_kernel_is_one_correct_pass():
-    triad, fill = roofline._cpu_triad_kernels()
+    triad, fill = ceilings._cpu_triad_kernels()
     rng = np.random.default_rng(1)
     b, c = rng.random(1001), rng.random(1001)
     a = np.empty_like(b)
@@ -318,7 +318,7 @@ def test_real_measurement_in_fast_mode(tmp_path, monkeypatch):
     assert peaks.sources["float32"].startswith("GEMM 1024^3 numpy")
     assert peaks.sources["bandwidth"].startswith("triad numba")
 
-    nbytes, _note = roofline._default_array_bytes("cpu")
+    nbytes, _note = ceilings._default_array_bytes("cpu")
     copy_bw = _copy_bandwidth(nbytes)
     ratio = peaks.bandwidth / copy_bw
     assert 1 / 20 < ratio < 20, (
@@ -334,16 +334,16 @@ def test_real_measurement_in_fast_mode(tmp_path, monkeypatch):
 @pytest.mark.skipif(has_cuda(), reason="checks the message shown without a GPU")
 def test_cuda_without_gpu_says_what_to_do():
     with pytest.raises(RuntimeError, match="device='cpu'"):
-        roofline.measure_gemm_flops("float32", device="cuda")
+        ceilings.measure_gemm_flops("float32", device="cuda")
     with pytest.raises(RuntimeError, match="device='cpu'"):
-        roofline.measure_bandwidth(device="cuda")
+        ceilings.measure_bandwidth(device="cuda")
 
 
 @pytest.mark.skipif(not has_cuda(), reason="needs a CUDA GPU")
 def test_real_gpu_measurement_in_fast_mode(monkeypatch):
     monkeypatch.setenv("HPML_FAST", "1")
-    flops, source = roofline.measure_gemm_flops("float32", device="cuda")
-    bandwidth, bw_source = roofline.measure_bandwidth(device="cuda")
+    flops, source = ceilings.measure_gemm_flops("float32", device="cuda")
+    bandwidth, bw_source = ceilings.measure_bandwidth(device="cuda")
     assert math.isfinite(flops) and flops > 1e10 and source.startswith("GEMM 4096^3 torch cuda")
     assert math.isfinite(bandwidth) and bandwidth > 1e9 and bw_source.startswith("triad torch cuda")
 

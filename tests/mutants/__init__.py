@@ -80,8 +80,9 @@ def grade_class(
 ) -> dict[str, object]:
     """Grade the reference (student ``REFERENCE``), each mutant (student = its name) and, if ``untouched``,
     the release as it is (student ``UNTOUCHED``) in ``work``, a fresh folder; return student -> GradeResult."""
-    from autograder import autograde, generate
+    from autograder.grading import autograde
     from autograder.paths import CoursePaths
+    from autograder.pipeline import generate
     from autograder.records import StatusStore
     from autograder.sample_class.build import solved_notebook
 

@@ -226,7 +226,7 @@ def test_peak_measurement_shows_a_tqdm_widget(student):
 
 def test_roofline_explorer_redraws_when_the_roof_changes(student):
     page = student["page"]
-    cell = _cell_with(page, "roofline.explore(")
+    cell = _cell_with(page, "roofline_plot.explore(")
     menu = cell.locator(".jupyter-widgets select").first
     expect(menu).to_be_visible()
     image = cell.locator(".widget-output img").first

@@ -3,7 +3,7 @@
 A question is a code cell that starts with ``# selfcheck: <id>`` and calls
 ``choice(question, options, expected_digest, ...)`` or
 ``number(question, expected_digest, digits=3, ...)`` (hpml_lab_utils.selfcheck).
-The answer key (``autograder/quiz_keys/weekNN.py``, also the key of
+The answer key (``autograder/classroom/quiz_keys/weekNN.py``, also the key of
 ``generate-quiz``) recomputes each answer from the data in the question, by its
 formula (never a typed final number where a formula exists), and the test
 checks ``digest(answer, digits)`` against the digest stored in the notebook.
@@ -17,7 +17,7 @@ from hpml_lab_utils.selfcheck import digest, normalise
 
 import pytest
 
-from autograder.quiz_bank import answer_key, find_questions
+from autograder.classroom.quiz_bank import answer_key, find_questions
 
 ANSWER_KEY = answer_key()
 

@@ -4,7 +4,7 @@ The notebook holds the widget patterns of the labs and weeks: the roofline
 explorer (an ``Output`` widget redrawn by ``observe`` callbacks),
 ``interact`` with a plot, ``interact_manual``, and an ``Output`` written by
 ``print`` and ``plt.show``. It runs 20 times through nbclient with the
-grading's kernel client (:mod:`autograder.reply_channel`), two at a time,
+grading's kernel client (:mod:`autograder.isolation.reply_channel`), two at a time,
 beside three CPU burners and a launch-and-compile loop. With nbclient's own
 client, 5 to 9 runs in 12 waited out their whole cell timeout under this load
 (``python -m tests.stress_kernels NOTEBOOK --plain-client`` shows it).
@@ -25,11 +25,11 @@ CELLS = [
     "import ipywidgets as widgets\n"
     "import matplotlib.pyplot as plt\n"
     "import numpy as np\n"
-    "from hpml_lab_utils import roofline\n"
+    "from hpml_lab_utils import roofline, roofline_plot\n"
     "peaks = roofline.Peaks(device='cpu', flops={'float32': 1e11, 'float64': 5e10}, bandwidth=2e10,\n"
     "                       sources={}, machine='test', measured_at='now')\n"
     "points = [roofline.KernelPoint('dot', 2e6, 8e6, 1e-3)]",
-    "roofline.explore(peaks, points)",
+    "roofline_plot.explore(peaks, points)",
     "def plot_power(p=2.0):\n"
     "    x = np.linspace(0, 1, 50)\n"
     "    plt.plot(x, x ** p)\n"
