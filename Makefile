@@ -1,6 +1,18 @@
 # HPML course kit. Every target sets up .venv on first use (idempotent, fast once done).
 #   make demo     set up, then grade the embedded sample class and print the grade table
-#   make test     set up, then lint (ruff) and run the whole test suite (unit, grading end to end, nbval)
+#
+# The tests, in three tiers (README.md, "Tests"):
+#   make check      under a minute: lint (code and notebooks), the import graph, the release equals a fresh
+#                   generate, notebook hygiene, nothing handed out, quiz digests, the pure unit tests
+#   make test       the README's and CI's command, inside 20 minutes on a 2-core machine: everything that proves
+#                   the product works (all unit tests; every teaching notebook run once; every lab graded once
+#                   with its CI mutants; the adversarial class; JupyterHub, nbgrader's exchange, Slurm and
+#                   Chromium on the real daemons; speed tests and widget cells under load, 3 runs each)
+#   make test-full  on demand, about 2 hours: the same at full count (repeat grading 10 times, speed and widget
+#                   cells 20 times, the adversarial class on Slurm too), then make mutants, make stress-kernels,
+#                   make bench-grading
+#   pytest -m lab04 one lab's checks (every lab folder of solutions/ has its marker)
+#
 #   make lint     ruff check and ruff format --check (`.venv/bin/ruff format .` fixes the formatting)
 #   make lab      set up, then start JupyterLab on the repository (the instructor's view: solutions/ included)
 #   make student-release  write dist/hpml-student: labs, course, hpml_lab_utils and their set-up, no answers
@@ -8,10 +20,9 @@
 #   make formgrader  JupyterLab with nbgrader's Formgrader, for instructors
 #   make release  regenerate labs/ from solutions/
 #   make strip    remove outputs and execution counts from every notebook
-#   make mutants  grade every plausible wrong answer of tests/mutants (LAB=lab04 for one lab; ~25 min)
+#   make mutants  grade every plausible wrong answer of solutions/*/mutants.toml (LAB=lab04 for one lab; ~25 min)
 #   make stress-kernels  run every lab and week notebook RUNS times (default 5) on a busy machine;
 #                 report hung and unusually slow cells (each round runs every lab and week notebook under load)
-#                 (each lab's speed tests alone, 20 times under the same load: python -m tests.speed_cells)
 #   make bench-grading  time class grading: ours (--jobs 1, 2) vs plain nbgrader (~10-15 min)
 
 PYTHON ?= python3
@@ -33,7 +44,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup sandbox-tools cpp-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading bench-grading-slurm stress-kernels
+.PHONY: check test-full setup sandbox-tools cpp-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading bench-grading-slurm stress-kernels
 
 setup: $(STAMP)
 
@@ -52,7 +63,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@touch $(STAMP)
 	@echo "[setup] done: $$($(BIN)/python -c 'import torch, numba; print("torch", torch.__version__, "| numba", numba.__version__)')"
 
-# The autograder isolates student kernels with bubblewrap when it is there (see README, Instructors).
+# The autograder isolates student kernels with bubblewrap when it is there (docs/grading.md, "What isolation is guaranteed").
 # As root with apt, install it; otherwise say once how to get it (grading still works, with limits only).
 sandbox-tools:
 	@command -v bwrap >/dev/null 2>&1 || { \
@@ -131,9 +142,20 @@ browser-tools:
 demo: setup sandbox-tools cpp-tools
 	$(BIN)/python -m autograder demo
 
-test: setup sandbox-tools cpp-tools browser-tools hub-tools slurm-tools lint
-	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=25 tests \
-		--nbval-lax --nbval-current-env --nbval-cell-timeout=600 solutions course
+SYSTEM_TOOLS := sandbox-tools cpp-tools browser-tools hub-tools slurm-tools
+NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=600
+
+check: setup lint
+	HPML_FAST=1 $(BIN)/python -m pytest -q -m "not slow" tests
+
+test: setup $(SYSTEM_TOOLS) lint
+	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=30 tests course $(NBVAL)
+
+test-full: setup $(SYSTEM_TOOLS) lint
+	HPML_FAST=1 $(BIN)/python -m pytest -q --full --durations=30 tests course $(NBVAL)
+	$(MAKE) mutants
+	$(MAKE) stress-kernels
+	$(MAKE) bench-grading
 
 # ruff: lint rules and formatting, as configured in pyproject.toml (`ruff format .` fixes the formatting)
 lint: setup

@@ -1,15 +1,24 @@
-"""Helpers for the *visible* tests in lab notebooks: they say what was compared and how far off it was.
+"""Helpers for the test cells of the labs: checks that say what was compared, and what every test cell needs.
 
-Hidden tests never use these (they carry their own reference); a visible test
-that fails should teach, so each helper prints the inputs' shape, the expected
-and received values and the error before raising ``AssertionError``.
+The ``check_*`` helpers are for *visible* tests: a visible test that fails
+should teach, so each prints the inputs' shape, the expected and received
+values and the error before raising ``AssertionError``. Hidden tests carry
+their own reference; they use the rest: :func:`silence_stderr` (or
+:func:`silenced`) around a student's call, :func:`graded_alone` to grade one piece at a time,
+:func:`optimizer_step_difference` to run an optimizer step beside torch's.
+The autograder's tamper guard watches this module: a test cell that finds one
+of these replaced scores zero.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import math
-from collections.abc import Iterator, MutableMapping
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,3 +86,84 @@ def graded_alone(namespace: MutableMapping[str, Any], replacements: dict[str, An
                 namespace.pop(name, None)
             else:
                 namespace[name] = value
+
+
+@contextlib.contextmanager
+def silence_stderr() -> Iterator[None]:
+    """Nothing reaches stderr while the block runs: no warnings, nothing on ``sys.stderr`` or file descriptor 2.
+
+    nbgrader's Validate button fails a test cell that writes to stderr (the
+    autograder does not: points follow the asserts), so test cells wrap a
+    student's call in it: a NumPy, Numba or torch warning, or C++ code writing
+    straight to descriptor 2 (torch.profiler, DataLoader workers), is not a
+    failure. Where descriptor 2 cannot be duplicated, only Python's stderr is silenced.
+    """
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:
+        saved = None
+    try:
+        with open(os.devnull, "w") as null, warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            if saved is not None:
+                os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        if saved is not None:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def silenced(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` inside :func:`silence_stderr`: its result, or its exception."""
+    with silence_stderr():
+        return fn(*args, **kwargs)
+
+
+def optimizer_step_difference(
+    step_fn: Callable[..., Any],
+    step_kwargs: dict[str, Any],
+    opt_cls: type,
+    opt_kwargs: dict[str, Any],
+    shapes: Sequence[tuple[int, ...]],
+    seed: int,
+    dtype: Any = None,
+    steps: int = 20,
+    none_grad_index: int | None = None,
+) -> float:
+    """Largest parameter difference after ``steps`` steps of ``step_fn`` and of ``opt_cls`` on the same loss (lab02).
+
+    Both start from the same seeded parameters of ``shapes`` (``dtype``,
+    float64 by default) and minimise ``sum((p - q)^2 + 0.3 sin(3p))`` towards
+    seeded targets ``q``; ``step_fn(params, state, **step_kwargs)`` is the
+    student's step, ``opt_cls(params, **opt_kwargs)`` torch's optimizer. The
+    parameter at ``none_grad_index`` gets no gradient and must not move.
+    """
+    import torch
+
+    dtype = torch.float64 if dtype is None else dtype
+    gen = torch.Generator().manual_seed(seed)
+    init = [torch.randn(s, generator=gen, dtype=dtype) for s in shapes]
+    targets = [torch.randn(s, generator=gen, dtype=dtype) for s in shapes]
+    ours = [p.clone().requires_grad_() for p in init]
+    ref = [p.clone().requires_grad_() for p in init]
+    opt, state = opt_cls(ref, **opt_kwargs), {}
+    for _ in range(steps):
+        for group in (ours, ref):
+            for p in group:
+                p.grad = None
+            loss = sum(
+                ((p - q) ** 2).sum() + 0.3 * torch.sin(3 * p).sum()
+                for i, (p, q) in enumerate(zip(group, targets))
+                if i != none_grad_index
+            )
+            loss.backward()
+        with silence_stderr():
+            step_fn(ours, state, **step_kwargs)
+        opt.step()
+    if none_grad_index is not None:
+        assert torch.equal(ours[none_grad_index].detach(), init[none_grad_index]), (
+            "a parameter without .grad must not change"
+        )
+    return max(float((p.detach() - q.detach()).abs().max()) for p, q in zip(ours, ref))

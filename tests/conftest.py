@@ -24,12 +24,14 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{lab.short}: checks of {lab.name}")
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects: daemons and browsers count as slow
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if config.getoption("--full"):
-        return
+    full = config.getoption("--full")
     skip = pytest.mark.skip(reason="the heavy tier: make test-full (pytest --full)")
     for item in items:
-        if "full" in item.keywords:
+        if any(item.get_closest_marker(m) for m in ("hub", "browser", "notebooks", "full")):
+            item.add_marker(pytest.mark.slow)
+        if "full" in item.keywords and not full:
             item.add_marker(skip)
 
 

@@ -1,8 +1,10 @@
 """Each lab's speed tests, cut out of the reference notebook with what they need, to run them many times.
 
-A speed test is a test cell that times something (``hl.speedup``,
-``hl.kernel_speedup``, ``hl.bench``, ``time.perf_counter``, a list of
-``_ratios``). :func:`speed_notebook` keeps the set-up cell, every answer cell,
+A speed test is a test cell that times something; each lab names its own in
+``lab.toml`` (``[tests] speed``), and :func:`undeclared_speed_tests` finds test
+cells that look like one (``hl.speedup``, ``hl.kernel_speedup``, ``hl.bench``,
+``time.perf_counter``, a list of ``_ratios``) but are not named there.
+:func:`speed_notebook` keeps the set-up cell, every answer cell,
 the speed tests, and the other cells that define a name those cells use (found
 by reading the code: names loaded but never assigned), in notebook order. The
 result runs in seconds instead of minutes, so the speed tests can be run many
@@ -22,6 +24,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.lab_settings import Lab, all_labs
+
 ROOT = Path(__file__).resolve().parents[1]
 TIMES_SOMETHING = re.compile(r"hl\.speedup|kernel_speedup|perf_counter|hl\.bench\(|_ratios\b")
 
@@ -30,9 +34,19 @@ def _nbgrader(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 
 
-def is_speed_test(cell) -> bool:
+def looks_like_a_speed_test(cell) -> bool:
     meta = _nbgrader(cell)
     return bool(meta.get("grade") and not meta.get("solution") and TIMES_SOMETHING.search(cell.source))
+
+
+def undeclared_speed_tests(lab: Lab) -> list[str]:
+    """Test cells of ``lab`` that time something but are not in its ``[tests] speed``."""
+    cells = [c for nb in lab.notebooks for c in nbformat.read(nb, as_version=4).cells]
+    return [
+        _nbgrader(c)["grade_id"]
+        for c in cells
+        if looks_like_a_speed_test(c) and _nbgrader(c)["grade_id"] not in lab.speed_tests
+    ]
 
 
 def _tree(source: str) -> ast.Module:
@@ -60,11 +74,11 @@ def used_names(source: str) -> set[str]:
     return {n.id for n in ast.walk(_tree(source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def speed_notebook(source: Path) -> tuple[nbformat.NotebookNode, list[str]] | None:
+def speed_notebook(source: Path, speed_tests: tuple[str, ...]) -> tuple[nbformat.NotebookNode, list[str]] | None:
     """The cut-down notebook of one lab and the grade ids of its speed tests; None when it has none."""
     nb = nbformat.read(source, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    speed = [c for c in code if is_speed_test(c)]
+    speed = [c for c in code if _nbgrader(c).get("grade_id") in speed_tests]
     if not speed:
         return None
     keep = {0} | {i for i, c in enumerate(code) if _nbgrader(c).get("solution") or c in speed}
@@ -87,11 +101,12 @@ def speed_notebook(source: Path) -> tuple[nbformat.NotebookNode, list[str]] | No
 def write_speed_notebooks(folder: Path) -> dict[str, list[str]]:
     """One cut-down notebook per lab with speed tests, written into ``folder``; lab -> speed test ids."""
     found = {}
-    for source in sorted(ROOT.glob("solutions/lab*/lab*.ipynb")):
-        cut = speed_notebook(source)
-        if cut is not None:
-            nbformat.write(cut[0], folder / source.name)
-            found[source.stem] = cut[1]
+    for lab in all_labs():
+        for source in lab.notebooks:
+            cut = speed_notebook(source, lab.speed_tests)
+            if cut is not None:
+                nbformat.write(cut[0], folder / source.name)
+                found[source.stem] = cut[1]
     return found
 
 

@@ -8,9 +8,10 @@ solution and a fresh release, graded once for the module with the CLI under
 short limits (10 s per cell, 75 s per notebook), then exported. For each
 student: the expected status, no undeserved points (exact points from the
 source notebook's metadata), the CSV row; and the honest students are graded
-exactly as they would be alone. All of it twice: with the local backend, and as
-a Slurm array job on a one-node cluster (``--backend slurm``; skipped, saying
-why, where Slurm cannot start).
+exactly as they would be alone. All of it with the local backend, and in
+``make test-full`` again as a Slurm array job on a one-node cluster
+(``--backend slurm``; skipped, saying why, where Slurm cannot start).
+``tests/autograder/test_slurm.py`` grades a class through Slurm in ``make test``.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def _job_processes(work: Path) -> list[int]:
     return found
 
 
-@pytest.fixture(scope="module", params=["local", "slurm"])
+@pytest.fixture(scope="module", params=["local", pytest.param("slurm", marks=pytest.mark.full)])
 def graded(request, tmp_path_factory):
     """The class graded by processes of this machine, then (where a cluster starts) as a Slurm array job."""
     backend = request.param

@@ -73,6 +73,7 @@ def test_parser_rejects_incomplete_commands(argv, capsys):
     assert exc.value.code == 2
 
 
+@pytest.mark.slow
 def test_module_entry_point_prints_help():
     proc = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True, cwd="/")
     assert proc.returncode == 0, proc.stderr
@@ -381,6 +382,7 @@ def test_release_metadata_cleaning():
 # --------------------------------------------------------------------------- sample class builder
 
 
+@pytest.mark.slow
 def test_sample_class_builder(toy_course, tmp_path):
     release = generate.generate_lab(TOY, toy_course)[0]
     source = toy_course.source / TOY / f"{TOY}.ipynb"
@@ -692,6 +694,7 @@ def test_nbgrader_submit_files_reach_the_feedback_and_never_outlive_their_hand_i
     assert sorted(p.name for p in (toy_course.submitted / "perfect" / TOY).iterdir()) == [f"{TOY}.ipynb"]
 
 
+@pytest.mark.slow
 def test_grading_kernels_share_the_cores_among_jobs():
     cores = scheduler.default_jobs()
     one_job = scheduler.kernel_threads(1)

@@ -195,3 +195,15 @@ def test_autograde_stops_before_anyone_when_a_need_is_missing(toy_lab, toy_cours
     with pytest.raises(CourseError, match="toylab cannot be graded on this machine; it needs a GPU"):
         autograde_class(TOY, tmp_path / "no-submissions-needed", toy_course, progress=None)
     assert not toy_course.statuses.exists(), "nothing was graded"
+
+
+@pytest.mark.parametrize("lab", all_labs(), ids=lambda lab: lab.name)
+def test_every_test_cell_that_times_something_is_a_declared_speed_test(lab, tmp_path):
+    from tests.speed_cells import speed_notebook, undeclared_speed_tests
+
+    assert undeclared_speed_tests(lab) == [], f"add them to [tests] speed in {lab.name}/lab.toml"
+    for source in lab.notebooks:
+        cut = speed_notebook(source, lab.speed_tests)
+        assert (cut is None) == (not lab.speed_tests)
+        if cut is not None:
+            assert sorted(cut[1]) == sorted(lab.speed_tests)

@@ -52,6 +52,7 @@ def _hand_in(release: Path, answers: dict[str, str], folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_release_holds_no_answer_and_no_digest(week_quiz):
     text = week_quiz["release"].read_text()
     source = week_quiz["source"].read_text()
@@ -64,6 +65,7 @@ def test_the_release_holds_no_answer_and_no_digest(week_quiz):
     assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
 
 
+@pytest.mark.slow
 def test_the_quiz_validates_and_grades_right_and_wrong_answers(week_quiz, tmp_path):
     paths, questions = week_quiz["paths"], week_quiz["questions"]
     name = quiz.quiz_name(WEEK)

@@ -1,4 +1,4 @@
-"""Same submission, same grade: lab01's sample class graded 10 times gets the same points every time.
+"""Same submission, same grade: lab01's sample class graded 10 times gets the same points every time (``make test-full``).
 
 The class (perfect, one_wrong, untouched, not_json) is graded with
 ``autograde --force --jobs 2`` ten times in a row, so every run starts kernels
@@ -15,7 +15,7 @@ from autograder import cli, labs, sample_class
 from autograder.records import StatusStore
 from tests.autograder.lab01_class import LAB, SOURCE, lab01_class
 
-pytestmark = [pytest.mark.slow, pytest.mark.lab01]
+pytestmark = [pytest.mark.slow, pytest.mark.full, pytest.mark.lab01]
 
 REPEATS = 10
 

@@ -115,6 +115,7 @@ def sample_both_ways(slurm_cluster, tmp_path_factory):
     return {b: _grade(tmp_path_factory.mktemp(f"sample-{b}"), b, again=b == "slurm") for b in ("local", "slurm")}
 
 
+@pytest.mark.slow
 def test_the_sample_class_grades_the_same_through_slurm(sample_both_ways):
     local, through = sample_both_ways["local"], sample_both_ways["slurm"]
     print(f"sample class: local {local['seconds']:.1f} s, slurm {through['seconds']:.1f} s")
@@ -126,6 +127,7 @@ def test_the_sample_class_grades_the_same_through_slurm(sample_both_ways):
     assert through["rerun"] == through["results"]  # re-running is idempotent: the same records, not re-graded
 
 
+@pytest.mark.slow
 def test_a_task_over_its_memory_is_a_memory_limit_through_cgroups(slurm_cluster, tmp_path):
     """A cell that holds 600 MB in a task given 400 MB: the node's cgroup kills it, the student gets memory limit."""
 
@@ -136,6 +138,7 @@ def test_a_task_over_its_memory_is_a_memory_limit_through_cgroups(slurm_cluster,
     assert result.status not in (GRADER_ERROR, TIMED_OUT)
 
 
+@pytest.mark.slow
 def test_a_task_that_ends_without_grading_is_a_grader_error_that_says_how(monkeypatch):
     """Cancelled while pending (never started) or lost: reported with Slurm's state, never silently missing."""
     answers = iter(
@@ -158,6 +161,7 @@ def test_a_task_that_ends_without_grading_is_a_grader_error_that_says_how(monkey
     assert outcome.status == GRADER_ERROR and "CANCELLED" in outcome.message and "next run" in outcome.message
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_the_array_and_records_nothing_unfinished(slurm_cluster, tmp_path):
     """A notebook that sleeps, an interrupt while its task runs: the array is cancelled, the student not recorded."""
     with lab01_class(tmp_path) as sample:

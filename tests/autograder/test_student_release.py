@@ -26,6 +26,7 @@ from autograder.labs import list_labs, source_notebooks
 from autograder.paths import CoursePaths
 from autograder.pipeline.preprocessors import hidden_test_lines
 
+pytestmark = pytest.mark.slow  # builds the student release and starts its Jupyter server: left out of make check
 ROOT = Path(__file__).resolve().parents[2]
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN MARK SCHEME")
 TEXT_SUFFIXES = {".ipynb", ".py", ".md", ".txt", ".toml", ".json", ".cfg", ""}

@@ -224,6 +224,7 @@ def _errors(nb, grade_id):
     return [f"{o['ename']}: {o['evalue']}" for o in cell.outputs if o.output_type == "error"]
 
 
+@pytest.mark.slow
 def test_honest_notebook_passes_with_no_tampering_and_no_guard_trace(tamper_runs):
     nb, scores = tamper_runs["honest"]
     assert scores == dict.fromkeys(TESTS, 1.0), [(g, _errors(nb, g)) for g in TESTS]
@@ -233,24 +234,28 @@ def test_honest_notebook_passes_with_no_tampering_and_no_guard_trace(tamper_runs
     assert "tamper guard" not in text and "vnd.hpml.guard" not in text
 
 
+@pytest.mark.slow
 def test_inline_plots_and_autoreload_are_not_tampering(tamper_runs):
     nb, scores = tamper_runs["honest extras"]
     assert scores == dict.fromkeys(TESTS, 1.0), [(g, _errors(nb, g)) for g in TESTS]
     assert find_tampering(nb) == []
 
 
+@pytest.mark.slow
 def test_wrong_answer_fails_normally_without_tampering(tamper_runs):
     nb, scores = tamper_runs["wrong"]
     assert set(scores.values()) == {0.0}
     assert find_tampering(nb) == []
 
 
+@pytest.mark.slow
 def test_the_patches_do_fool_an_unguarded_grader(tamper_runs):
     # the control: without the guard these submissions earn points they do not deserve
     _, scores = tamper_runs["control"]
     assert scores == {"t_allclose": 1.0, "t_abs": 1.0}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TAMPERS))
 def test_each_monkeypatch_is_detected_and_scores_zero(tamper_runs, name):
     _, target, message = TAMPERS[name]
@@ -262,6 +267,7 @@ def test_each_monkeypatch_is_detected_and_scores_zero(tamper_runs, name):
     assert found and found[0].startswith(f"{target}: ") and message in found[0]
 
 
+@pytest.mark.slow
 def test_torch_allclose_is_detected(tamper_runs):
     nb, scores = tamper_runs["torch.allclose"]
     assert scores["t_torch"] == 0.0
@@ -286,6 +292,7 @@ def _seconds_for_tests(guard: bool, n: int = 25) -> float:
     return float(cell.outputs[0]["text"]) / (n + 1)
 
 
+@pytest.mark.slow
 def test_guard_overhead_per_test_cell_is_small():
     plain, guarded = _seconds_for_tests(False), _seconds_for_tests(True)
     print(f"per test cell: {plain * 1e3:.2f} ms unguarded, {guarded * 1e3:.2f} ms guarded")
@@ -440,6 +447,7 @@ def _autograded(paths: CoursePaths, student: str) -> nbformat.NotebookNode:
     return nbformat.read(paths.autograded / student / "toy" / "toy.ipynb", as_version=4)
 
 
+@pytest.mark.slow
 def test_course_honest_and_wrong_students_are_graded_normally(course):
     course, _, r, _ = course
     assert _scores(course, "honest") == {"test_square": 2.0, "test_cube": 3.0}, r.get("error")
@@ -448,6 +456,7 @@ def test_course_honest_and_wrong_students_are_graded_normally(course):
     assert find_tampering(_autograded(course, "wrong_and_leaky")) == []
 
 
+@pytest.mark.slow
 def test_course_tamperer_scores_zero_after_the_patch_and_is_reported(course):
     course, _, _, _ = course
     # the patch comes after test_square: that test was honestly passed; test_cube was not
@@ -457,6 +466,7 @@ def test_course_tamperer_scores_zero_after_the_patch_and_is_reported(course):
     assert "pre_run_cell callback was registered" in found[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("student", ["edited_and_points", "deleted_and_renamed", "flipped_flags"])
 def test_course_changed_test_cells_are_restored_and_never_trusted(course, student):
     course, _, _, _ = course
@@ -502,6 +512,7 @@ def test_cell_changes_lists_what_each_submission_changed(course):
     ]
 
 
+@pytest.mark.slow
 def test_feedback_shows_points_and_messages_but_no_hidden_code(course):
     course, _, _, f = course
     assert f["success"], f.get("error")
@@ -520,6 +531,7 @@ def test_feedback_shows_points_and_messages_but_no_hidden_code(course):
     assert "TamperingDetected: numpy.allclose was replaced" in tamperer
 
 
+@pytest.mark.slow
 def test_plain_nbgrader_crashes_on_a_changed_grade_id(course, tmp_path):
     """nbgrader 0.9.6 alone, on the renamed test cell: why ``DropUnknownGradeIds`` exists.
 

@@ -41,3 +41,50 @@ def test_check_equal_and_true():
         check_equal("flag", False, True)
     with pytest.raises(AssertionError, match="look at the ridge"):
         check_true("bound", False, hint="look at the ridge")
+
+
+def test_silence_stderr_keeps_warnings_and_both_stderrs_out(capfd):
+    import os
+    import sys
+    import warnings
+
+    from hpml_lab_utils.checks import silence_stderr
+
+    with silence_stderr():
+        warnings.warn("noisy", RuntimeWarning, stacklevel=1)
+        print("python stderr", file=sys.stderr)
+        os.write(2, b"descriptor 2\n")
+    print("after", file=sys.stderr)
+    err = capfd.readouterr().err
+    assert err == "after\n", err
+
+
+def test_silence_stderr_lets_errors_through():
+    from hpml_lab_utils.checks import silence_stderr
+
+    with pytest.raises(ZeroDivisionError), silence_stderr():
+        _ = 1 / 0
+
+
+def test_optimizer_step_difference_is_zero_for_torch_itself_and_not_for_a_wrong_step():
+    from hpml_lab_utils.checks import optimizer_step_difference
+
+    import torch
+
+    def plain_sgd(params, state, lr):
+        with torch.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p -= lr * p.grad
+
+    def twice_the_step(params, state, lr):
+        plain_sgd(params, state, 2 * lr)
+
+    shapes = [(3, 2), (4,)]
+    right = optimizer_step_difference(plain_sgd, {"lr": 0.05}, torch.optim.SGD, {"lr": 0.05}, shapes, seed=1)
+    wrong = optimizer_step_difference(twice_the_step, {"lr": 0.05}, torch.optim.SGD, {"lr": 0.05}, shapes, seed=1)
+    assert right <= 1e-12 and wrong > 1e-3
+    frozen = optimizer_step_difference(
+        plain_sgd, {"lr": 0.05}, torch.optim.SGD, {"lr": 0.05}, shapes, seed=2, none_grad_index=0
+    )
+    assert frozen <= 1e-12

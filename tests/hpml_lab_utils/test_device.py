@@ -40,6 +40,7 @@ def test_without_the_switch_torch_device_follows_torch(monkeypatch):
     assert device.torch_device() == ("cuda" if torch.cuda.is_available() else "cpu")
 
 
+@pytest.mark.slow
 def test_import_turns_on_simulator_and_kernels_run_without_gpu():
     code = """
 import hpml_lab_utils
@@ -64,6 +65,7 @@ print("kernel ok")
     assert "kernel ok" in result.stdout
 
 
+@pytest.mark.slow
 def test_importing_numba_cuda_first_warns_with_next_step():
     result = run_python(
         "import warnings; warnings.simplefilter('always')\nfrom numba import cuda\nimport hpml_lab_utils",

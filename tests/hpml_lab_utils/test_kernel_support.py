@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-pytestmark = pytest.mark.lab11
+pytestmark = [pytest.mark.lab11, pytest.mark.slow]  # Triton and C++ compilers in fresh processes
 
 
 def test_guarded_input_is_a_copy_between_nan_bands():

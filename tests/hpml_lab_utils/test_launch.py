@@ -21,7 +21,7 @@ from hpml_lab_utils import launch
 
 import pytest
 
-pytestmark = pytest.mark.lab05
+pytestmark = [pytest.mark.lab05, pytest.mark.slow]
 
 LINUX = sys.platform.startswith("linux")
 

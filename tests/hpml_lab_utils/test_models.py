@@ -50,6 +50,7 @@ def test_a_smaller_layer_can_replace_one():
     assert m(torch.zeros(1, 1, 28, 28)).shape == (1, 10)
 
 
+@pytest.mark.slow
 def test_train_learns_a_toy_task_and_is_reproducible(capsys):
     x, y = _toy_data()
     m1, m2 = models.SmallCNN(seed=0), models.SmallCNN(seed=0)

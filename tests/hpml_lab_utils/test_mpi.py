@@ -16,7 +16,7 @@ from hpml_lab_utils import launch, mpi
 
 import pytest
 
-pytestmark = pytest.mark.skipif(not mpi.mpi_available()[0], reason=mpi.mpi_available()[1])
+pytestmark = [pytest.mark.skipif(not mpi.mpi_available()[0], reason=mpi.mpi_available()[1]), pytest.mark.slow]
 
 
 def _script(folder: Path, name: str, body: str) -> Path:

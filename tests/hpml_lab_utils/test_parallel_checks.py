@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn as nn
 
-pytestmark = pytest.mark.lab10
+pytestmark = [pytest.mark.lab10, pytest.mark.slow]
 
 
 def test_held_bytes_counts_parameters_gradients_and_adam_state():

@@ -98,6 +98,7 @@ def horner_items_kernel(coeffs, x, y):
 """
 
 
+@pytest.mark.slow
 @needs_tools
 def test_real_ptx_reports_the_shared_array_and_registers_that_grow_with_the_register_tile():
     code = ptx.compile_ptx(BLUR, "void(float32[:], float32[:])", name="blur3_kernel", constants={"BLUR_TILE": 130})
@@ -117,6 +118,7 @@ def test_real_ptx_reports_the_shared_array_and_registers_that_grow_with_the_regi
     assert registers[1] > 2 * registers[0], registers
 
 
+@pytest.mark.slow
 @needs_tools
 def test_compile_errors_name_the_kernel_and_the_cause():
     with pytest.raises(RuntimeError, match=r"could not compile blur3_kernel to PTX for sm_80(.|\n)*BLUR_TILE"):

@@ -283,6 +283,7 @@ def test_last_level_cache_size_is_plausible():
     assert isinstance(llc, int) and 64 * 1024 <= llc <= 64 * 2**30
 
 
+@pytest.mark.slow
 def test_triad_kernel_is_one_correct_pass():
     triad, fill = ceilings._cpu_triad_kernels()
     rng = np.random.default_rng(1)
@@ -307,6 +308,7 @@ def _copy_bandwidth(nbytes: int, repeats: int = 5) -> float:
     return 2 * src.nbytes / best
 
 
+@pytest.mark.slow
 def test_real_measurement_in_fast_mode(tmp_path, monkeypatch):
     monkeypatch.setenv("HPML_FAST", "1")
     monkeypatch.setenv("HPML_CACHE_DIR", str(tmp_path))

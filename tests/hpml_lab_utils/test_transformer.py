@@ -54,6 +54,7 @@ def test_seed_makes_identical_models():
     assert not torch.equal(a.head.weight, _small_model(seed=4).head.weight)
 
 
+@pytest.mark.slow
 def test_cache_gives_the_logits_and_greedy_tokens_of_the_full_forward():
     model = _small_model(seed=1)
     idx = torch.randint(0, 11, (2, 30), generator=torch.Generator().manual_seed(0))
@@ -77,6 +78,7 @@ def test_cache_gives_the_logits_and_greedy_tokens_of_the_full_forward():
     assert torch.equal(ids, cached)
 
 
+@pytest.mark.slow
 def test_a_few_training_steps_reduce_the_loss_and_only_trainable_parameters_move():
     text = transformer.load_text()[:3000]
     tok = transformer.CharTokenizer(text)

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LAB = "lab01_benchmarking"
 TOKEN = "hpml-browser-test"
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 if skip_reason():
