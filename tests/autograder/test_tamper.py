@@ -489,6 +489,7 @@ def test_course_changed_test_cells_are_restored_and_never_trusted(course, studen
         assert gb.find_submission_notebook("toy", "toy", student).max_score == 5.0
 
 
+@pytest.mark.slow
 def test_cell_changes_lists_what_each_submission_changed(course):
     course, students, _, _ = course
     source = release_cells(course.release / "toy" / "toy.ipynb")  # what the worker compares with
