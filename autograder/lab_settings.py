@@ -236,12 +236,11 @@ def limits_for(lab: str, env: Mapping[str, str] | None = None) -> Limits:
 
 
 def limits_table(labs: list[Lab]) -> str:
-    """The docs' limits table (markdown): the defaults, then each lab with what its ``[limits]`` changes in bold."""
+    """The docs' limits table (markdown): the defaults, then each lab whose ``[limits]`` changes them, in bold."""
     names = [f.name for f in dataclasses.fields(Limits)]
     rows = ["| lab | " + " | ".join(f"`{n}`" for n in names) + " |", "| --- |" + " ---: |" * len(names)]
-    for name, limits, changed in [("(defaults)", Limits(), {})] + [
-        (lab.name, lab.limits, lab.limit_overrides) for lab in labs
-    ]:
+    changed_labs = [(lab.name, lab.limits, lab.limit_overrides) for lab in labs if lab.limit_overrides]
+    for name, limits, changed in [("(defaults)", Limits(), {}), *changed_labs]:
         cells = [f"**{getattr(limits, n):,}**" if n in changed else f"{getattr(limits, n):,}" for n in names]
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
