@@ -95,7 +95,19 @@ def speed_notebook(source: Path, speed_tests: tuple[str, ...]) -> tuple[nbformat
             break
         keep |= wanted
     cells = [code[i] for i in sorted(keep)]
+    # A name imported only at the top of a test cell (the lint keeps imports at the top of the cell that
+    # uses them first) is imported again, without the rest of that test, right after the set-up cell.
+    defined = known.union(*(defined_names(c.source) for c in cells))
+    missing = set().union(*(used_names(c.source) for c in cells)) - defined
+    imports = [line for c in code for line in _imports(c.source) if defined_names(line) & missing]
+    if imports:
+        cells.insert(1, nbformat.v4.new_code_cell("\n".join(dict.fromkeys(imports))))
     return nbformat.v4.new_notebook(cells=cells, metadata=nb.metadata), [_nbgrader(c)["grade_id"] for c in speed]
+
+
+def _imports(source: str) -> list[str]:
+    """The top-level import statements of a cell, as source lines."""
+    return [ast.unparse(node) for node in _tree(source).body if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def write_speed_notebooks(folder: Path) -> dict[str, list[str]]:
