@@ -101,11 +101,13 @@ def speed_notebook(
         if not wanted:
             break
         keep |= wanted
-    cells = [cell for i in sorted(keep) for cell in [code[i]] * (copies if code[i] in speed else 1)]
-    # A name imported only at the top of a test cell (the lint keeps imports at the top of the cell that
-    # uses them first) is imported again, without the rest of that test, right after the set-up cell.
-    defined = known.union(*(defined_names(c.source) for c in cells))
-    missing = set().union(*(used_names(c.source) for c in cells)) - defined
+    cells = []
+    for i in sorted(keep):
+        cells.append(code[i])
+        if code[i] in speed:  # the repeats get ids of their own: a notebook's cell ids are unique
+            cells += [nbformat.v4.new_code_cell(code[i].source, metadata=code[i].metadata) for _ in range(copies - 1)]
+    # What is still missing is a name imported only at the top of a test cell (the lint keeps imports at the top
+    # of the cell that uses them first): imported again, without the rest of that test, after the set-up cell.
     imports = [line for c in code for line in _imports(c.source) if defined_names(line) & missing]
     if imports:
         cells.insert(1, nbformat.v4.new_code_cell("\n".join(dict.fromkeys(imports))))
