@@ -149,11 +149,15 @@ NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=600
 check: setup lint
 	HPML_FAST=1 $(BIN)/python -m pytest -q -m "not slow" tests
 
+# Two workers, each group of tests on one of them, the long poles first (tests/conftest.py): half of the suite
+# waits on daemons, browsers and one-kernel notebooks, and the other worker fills that time
+XDIST := -n 2 --no-loadscope-reorder
+
 test: setup $(SYSTEM_TOOLS) lint
-	HPML_FAST=1 $(BIN)/python -m pytest -q --durations=30 tests course $(NBVAL)
+	HPML_FAST=1 $(BIN)/python -m pytest -q $(XDIST) --durations=30 tests course $(NBVAL)
 
 test-full: setup $(SYSTEM_TOOLS) lint
-	HPML_FAST=1 $(BIN)/python -m pytest -q --full --durations=30 tests course $(NBVAL)
+	HPML_FAST=1 $(BIN)/python -m pytest -q $(XDIST) --full --durations=30 tests course $(NBVAL)
 	$(MAKE) mutants
 	$(MAKE) stress-kernels
 	$(MAKE) bench-grading

@@ -5,13 +5,19 @@
   the real daemons, the under-load checks at a reduced count.
 - ``make test-full`` (``--full``): the ``full`` tests too, and :func:`repeats` at its full count.
 
+``make test`` runs on two pytest-xdist workers: a group of tests (:func:`test_group`) always runs on one worker,
+so whatever a group shares (a lab graded once, a module's fixtures, a notebook's kernel, the hub's users, the Slurm
+cluster) is built once.
+
 Each lab of ``solutions/`` gets a marker named for it (``pytest -m lab04``), read from the lab folders.
 """
 
 from __future__ import annotations
 
 import pytest
+from xdist.scheduler import LoadScopeScheduling
 
+from autograder import sample_class
 from autograder.lab_settings import all_labs
 
 
@@ -24,6 +30,54 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{lab.short}: checks of {lab.name}")
 
 
+# Tests that share something bigger than their file, by file: lab01's class graded once (the sample class's
+# end-to-end tests), the class hub's users and daemons, the one Slurm cluster of this machine
+SHARED_GROUPS = {
+    "tests/autograder/test_grading_e2e.py": sample_class.LAB,
+    "tests/deploy/test_hub.py": "hub",
+    "tests/deploy/test_hub_browser.py": "hub",
+    "tests/deploy/test_exchange.py": "hub",
+    "tests/autograder/test_slurm.py": "slurm",
+}
+GRADED_LABS = "tests/autograder/test_grading_labs.py"  # parametrized by lab: one group per lab
+
+# The long poles (make test --durations), started first so that the two workers finish together
+LONGEST_FIRST = (
+    "lab10_parallel_training",
+    "tests/notebooks/test_speed_under_load.py",
+    "lab11_custom_kernels",
+    "tests/autograder/test_adversarial.py",
+    "hub",
+    "lab05_distributed",
+    "slurm",
+    "lab03_pytorch_performance",
+)
+
+
+def test_group(nodeid: str) -> str:
+    """The group a test runs in (always on one worker): its file, unless it shares more (:data:`SHARED_GROUPS`,
+    a graded lab's tests, the adversarial class on Slurm). A module's fixtures and nbval's kernel per notebook
+    are built once per group."""
+    path, _, name = nodeid.partition("::")
+    if path == GRADED_LABS and name.endswith("]"):
+        return name.rsplit("[", 1)[1][:-1]
+    if path == "tests/autograder/test_adversarial.py" and "[slurm" in name:
+        return "slurm"
+    return SHARED_GROUPS.get(path, path)
+
+
+class GroupScheduling(LoadScopeScheduling):
+    """pytest-xdist's ``loadscope`` with :func:`test_group` as the scope (its ``xdist_group`` marks do not reach
+    the scheduler under pytest 9.2)."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return test_group(nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log) -> GroupScheduling:
+    return GroupScheduling(config, log)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects: daemons and browsers count as slow
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     full = config.getoption("--full")
@@ -33,6 +87,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         if "full" in item.keywords and not full:
             item.add_marker(skip)
+    first = {group: rank for rank, group in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: first.get(test_group(item.nodeid), len(first)))  # stable: cells keep their order
 
 
 @pytest.fixture(scope="session")
