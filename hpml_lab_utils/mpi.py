@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import uuid
@@ -73,8 +74,22 @@ def mpi_available() -> tuple[bool, str]:
         return False, "mpi4py is not installed: pip install mpi4py mpich"
     path = mpiexec_path()
     if path is None:
-        return False, "no mpiexec found: pip install mpich (or your system's MPI)"
+        return False, "no mpiexec found: pip install mpich"
+    if not _is_hydra(path):  # Open MPI's mpiexec, say: it refuses -outfile-pattern and would fail every launch
+        return False, (
+            f"{path} is not MPICH's mpiexec (Hydra), which mpiexec() needs for its options: pip install mpich "
+            "(it puts MPICH's mpiexec next to this Python, found before the one on PATH)"
+        )
     return True, "mpiexec " + path
+
+
+def _is_hydra(path: str) -> bool:
+    """Whether ``path --version`` is MPICH's process manager, Hydra (MPICH, Intel MPI)."""
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "HYDRA" in done.stdout.upper()
 
 
 def mpiexec_command(script: str | os.PathLike, nproc: int, args: Iterable[Any] = ()) -> list[str]:
