@@ -43,7 +43,7 @@ GRADED_LABS = "tests/autograder/test_grading_labs.py"  # parametrized by lab: on
 # The long poles (make test --durations), started first so that the two workers finish together
 LONGEST_FIRST = (
     "lab10_parallel_training",
-    "tests/notebooks/test_speed_under_load.py",
+    "tests/notebooks/test_speed_under_load.py",  # beside lab10's grading: its load (test_speed_under_load.py)
     "lab11_custom_kernels",
     "tests/autograder/test_adversarial.py",
     "hub",
