@@ -107,11 +107,13 @@ def run_under_load(
     burners: int = 3,
     plain_client: bool = False,
     progress: bool = False,
+    churn: bool = True,
 ) -> list[dict]:
     """Run each notebook of ``jobs`` (a path may repeat) in its own Python, ``parallel`` at once, beside
-    ``burners`` CPU burners and the launch-and-compile loop; one :func:`run_once` result per job, in order."""
+    ``burners`` CPU burners and (``churn``) the launch-and-compile loop; one :func:`run_once` result per job, in
+    order."""
     with (
-        busy_machine(burners=burners),
+        busy_machine(burners=burners, churn=churn),
         ThreadPoolExecutor(parallel) as pool,
         tqdm(total=len(jobs), desc="notebook runs", disable=not progress) as bar,
     ):

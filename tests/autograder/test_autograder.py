@@ -698,7 +698,8 @@ def test_nbgrader_submit_files_reach_the_feedback_and_never_outlive_their_hand_i
 def test_grading_kernels_share_the_cores_among_jobs():
     cores = scheduler.default_jobs()
     one_job = scheduler.kernel_threads(1)
-    assert set(one_job) == set(scheduler.THREAD_VARIABLES)
+    assert set(one_job) == {*scheduler.THREAD_VARIABLES, "OMP_WAIT_POLICY"}
+    assert one_job["OMP_WAIT_POLICY"] == "PASSIVE"
     assert one_job["OMP_NUM_THREADS"] == str(cores)
     assert scheduler.kernel_threads(cores)["NUMBA_NUM_THREADS"] == "1"
     assert scheduler.kernel_threads(4 * cores)["OMP_NUM_THREADS"] == "1"  # never 0
