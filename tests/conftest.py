@@ -5,7 +5,7 @@
   the real daemons, the under-load checks at a reduced count.
 - ``make test-full`` (``--full``): the ``full`` tests too, and :func:`repeats` at its full count.
 
-``make test`` runs on two pytest-xdist workers: a group of tests (:func:`test_group`) always runs on one worker,
+``make test`` runs on two pytest-xdist workers: a group of tests (:func:`worker_group`) always runs on one worker,
 so whatever a group shares (a lab graded once, a module's fixtures, a notebook's kernel, the hub's users, the Slurm
 cluster) is built once.
 
@@ -50,7 +50,7 @@ GRADED_LABS = "tests/autograder/test_grading_labs.py"  # parametrized by lab: on
 # The long poles (make test --durations), started first so that the two workers finish together
 LONGEST_FIRST = (
     "lab10_parallel_training",
-    "tests/notebooks/test_speed_under_load.py",  # beside lab10's grading: its load (test_speed_under_load.py)
+    "tests/notebooks/test_speed_under_load.py",  # second: it runs beside lab10's grading, the load it counts on
     "lab11_custom_kernels",
     "tests/autograder/test_adversarial.py",
     "hub",
@@ -60,7 +60,7 @@ LONGEST_FIRST = (
 )
 
 
-def test_group(nodeid: str) -> str:
+def worker_group(nodeid: str) -> str:
     """The group a test runs in (always on one worker): its file, unless it shares more (:data:`SHARED_GROUPS`,
     a graded lab's tests, the adversarial class on Slurm). A module's fixtures and nbval's kernel per notebook
     are built once per group."""
@@ -77,11 +77,11 @@ def test_group(nodeid: str) -> str:
 
 
 class GroupScheduling(LoadScopeScheduling):
-    """pytest-xdist's ``loadscope`` with :func:`test_group` as the scope (its ``xdist_group`` marks do not reach
+    """pytest-xdist's ``loadscope`` with :func:`worker_group` as the scope (its ``xdist_group`` marks do not reach
     the scheduler under pytest 9.2)."""
 
     def _split_scope(self, nodeid: str) -> str:
-        return test_group(nodeid)
+        return worker_group(nodeid)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log) -> GroupScheduling:
@@ -98,7 +98,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "full" in item.keywords and not full:
             item.add_marker(skip)
     first = {group: rank for rank, group in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: first.get(test_group(item.nodeid), len(first)))  # stable: cells keep their order
+    items.sort(key=lambda item: first.get(worker_group(item.nodeid), len(first)))  # stable: cells keep their order
 
 
 @pytest.fixture(scope="session")
