@@ -25,6 +25,7 @@ What :func:`mpiexec` adds around the command, as :func:`hpml_lab_utils.launch.to
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -83,6 +84,7 @@ def mpi_available() -> tuple[bool, str]:
     return True, "mpiexec " + path
 
 
+@functools.cache  # asked before every launch; the answer for a path does not change
 def _is_hydra(path: str) -> bool:
     """Whether ``path --version`` is MPICH's process manager, Hydra (MPICH, Intel MPI)."""
     try:

@@ -27,10 +27,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Two workers share the cores (and the under-load tests add burners): OpenMP threads that spin while they
-    # wait (libgomp's default) burn the core another process needs; week 11's notebook beside two burners took
-    # 94 s that way and 18.5 s with waiting threads asleep. The grader sets the same for its kernels
-    # (autograder.grading.scheduler.kernel_threads). Every kernel and worker started from here inherits it.
+    # Two workers share the cores (and the under-load tests add burners): OpenMP threads that wait asleep, as
+    # the grader's kernels do (autograder.grading.scheduler.kernel_threads says why, with figures). Every kernel
+    # and worker started from here inherits it.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     for lab in all_labs():
         config.addinivalue_line("markers", f"{lab.short}: checks of {lab.name}")
