@@ -46,6 +46,7 @@ if skip_reason():
     pytest.skip(skip_reason(), allow_module_level=True)
 
 from playwright.sync_api import Page, expect  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 
 def free_port() -> int:
@@ -146,7 +147,7 @@ def student(browser, tmp_path_factory):
         page.goto(server.api(f"/lab/tree/labs/{LAB}/{LAB}.ipynb"))
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
-        run_every_cell(page, server)
+        run_every_cell(page, server, expected=len(nbformat.read(served / "labs" / LAB / f"{LAB}.ipynb", 4).cells))
         page.keyboard.press("Control+s")
         saved = served / "labs" / LAB / f"{LAB}.ipynb"
         deadline = time.monotonic() + 30
@@ -166,16 +167,25 @@ def _has_outputs(path: Path) -> bool:
         return False
 
 
-def run_every_cell(page: Page, server: LabServer) -> None:
+def run_every_cell(page: Page, server: LabServer, expected: int) -> None:
     """Run the code cells one by one like a student: select a cell, Ctrl+Enter, wait for its count.
 
-    A key press can be lost while the page is busy (a widget being drawn can take the focus), so a
+    JupyterLab draws a long notebook's cells a batch at a time, later on a busy machine, so the run
+    starts once all ``expected`` cells are in the page. A key press can be lost while the page is busy (a widget being drawn can take the focus), so a
     cell whose prompt is still blank ``[ ]`` after a while, with the kernel idle, is selected and run
     again. A cell that never finishes fails the test with its number, its prompt and its first line.
     """
-    cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+    selector = ".jp-NotebookPanel .jp-Notebook .jp-Cell"
+    try:
+        page.wait_for_function(
+            "([selector, n]) => document.querySelectorAll(selector).length >= n",
+            arg=[selector, expected],
+            timeout=90_000,
+        )
+    except PlaywrightTimeout:
+        pytest.fail(f"{page.locator(selector).count()} of the notebook's {expected} cells in the page after 90 s")
+    cells = page.locator(selector)
     count = cells.count()
-    assert count > 20, f"only {count} cells in the page"
     for i in range(count):
         cell = cells.nth(i)
         if "jp-CodeCell" in (cell.get_attribute("class") or ""):
