@@ -3,8 +3,9 @@
 A distributed answer can only be tested where it runs: in several processes
 that talk to each other. A test cell hands :func:`run_checker` the checker's
 code and a JSON-able ``spec`` (seeds, shapes, cases); the checker runs on
-``nproc`` ranks started by :func:`hpml_lab_utils.launch.torchrun` (or
-:func:`hpml_lab_utils.mpi.mpiexec`) from :func:`hpml_lab_utils.launch.work_dir`,
+``nproc`` ranks started by :func:`hpml_lab_utils.launch.forked_ranks` (torchrun's
+ranks forked from one process: a test cell launches several checkers), by
+:func:`~hpml_lab_utils.launch.torchrun` or by :func:`hpml_lab_utils.mpi.mpiexec`, from :func:`hpml_lab_utils.launch.work_dir`,
 where the student's ``%%writefile`` modules are, and each rank hands back its
 records with :func:`hpml_lab_utils.launch.save_result`.
 
@@ -74,7 +75,7 @@ def run_checker(
     nproc: int,
     spec: dict[str, Any],
     timeout_s: float = 60.0,
-    launcher: str = "torchrun",
+    launcher: str = "forked",
 ) -> dict[int, Any]:
     """Run ``code`` on ``nproc`` ranks with ``spec``; return {rank: what the rank saved}.
 
@@ -89,12 +90,14 @@ def run_checker(
             f.write(code)
         with open(spec_path, "w") as f:
             json.dump(spec, f)
-        if launcher == "torchrun":
+        if launcher == "forked":
+            start = launch.forked_ranks
+        elif launcher == "torchrun":
             start = launch.torchrun
         elif launcher == "mpiexec":
             from .mpi import mpiexec as start
         else:
-            raise ValueError(f"launcher must be 'torchrun' or 'mpiexec', got {launcher!r}")
+            raise ValueError(f"launcher must be 'forked', 'torchrun' or 'mpiexec', got {launcher!r}")
         with contextlib.redirect_stderr(io.StringIO()):
             done = start(script, nproc, [spec_path], timeout_s=timeout_s, cwd=launch.work_dir(), stream=False)
         missing = sorted(set(range(nproc)) - set(done.results))

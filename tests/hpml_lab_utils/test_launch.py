@@ -1,8 +1,10 @@
 """hpml_lab_utils.launch (week 7, lab05): torchrun from a notebook, rank-prefixed output, timeouts, no orphans.
 
-Every launch here starts real processes with ``torchrun --standalone`` (gloo on
-the CPU); each costs a few seconds, mostly torch's import in every process.
-Leftover processes are found by a tag the test puts in the workers' environment.
+Every launch here starts real processes (gloo on the CPU), with ``torchrun
+--standalone`` and with ``forked_ranks`` (the hidden tests' launcher), which
+must behave the same; a torchrun launch costs a few seconds, mostly torch's
+import in every process. Leftover processes are found by a tag the test puts
+in the workers' environment.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pytest
 pytestmark = [pytest.mark.lab05, pytest.mark.slow]
 
 LINUX = sys.platform.startswith("linux")
+LAUNCHERS = pytest.mark.parametrize("run_ranks", [launch.torchrun, launch.forked_ranks], ids=["torchrun", "forked"])
 
 
 def _script(folder: Path, name: str, body: str) -> Path:
@@ -66,13 +69,14 @@ OK_WORKER = """
 """
 
 
-def test_parallel_launches_stream_each_rank_and_return_results(tmp_path, capsys):
+@LAUNCHERS
+def test_parallel_launches_stream_each_rank_and_return_results(run_ranks, tmp_path, capsys):
     script = _script(tmp_path, "ok_worker.py", OK_WORKER)
     results, errors = {}, []
 
     def run(key, nproc):
         try:
-            results[key] = launch.torchrun(script, nproc, ["a", 7], timeout_s=180, cwd=tmp_path)
+            results[key] = run_ranks(script, nproc, ["a", 7], timeout_s=180, cwd=tmp_path)
         except Exception as exc:  # noqa: BLE001 (reported below)
             errors.append(exc)
 
@@ -93,16 +97,35 @@ def test_parallel_launches_stream_each_rank_and_return_results(tmp_path, capsys)
         assert res["pythonpath"].split(os.pathsep)[0] == str(tmp_path.resolve())
         assert f"hello from {rank} of 3, args ['a', '7']" in three.outputs[rank]
         assert f"a warning on stderr from {rank}" in three.outputs[rank]
-    # --standalone: each launch got its own free port, so launches at the same time do not collide
+    # each launch got its own free port (--standalone's store, or the forked launcher's), so launches at the
+    # same time do not collide
     assert len({r["port"] for r in three.results.values()}) == 1
     assert three.results[0]["port"] != two.results[0]["port"]
-    assert three.command[:4] == ["torchrun", "--standalone", "--nnodes=1", "--nproc-per-node=3"]
+    if run_ranks is launch.torchrun:
+        assert three.command[:4] == ["torchrun", "--standalone", "--nnodes=1", "--nproc-per-node=3"]
     printed = capsys.readouterr().out
     assert "[rank 2] hello from 2 of 3, args ['a', '7']" in printed
     assert "[rank 1] a warning on stderr from 1" in printed
 
 
-def test_failing_rank_is_named_with_its_last_lines_and_the_rest_is_killed(tmp_path):
+def test_forked_ranks_draw_their_own_random_numbers(tmp_path):
+    """As separate processes would: a fork copies the launcher's generator states, so each rank must reseed."""
+    script = _script(
+        tmp_path,
+        "draws.py",
+        """
+        import random
+        import numpy as np
+        from hpml_lab_utils import launch
+        launch.save_result((random.random(), float(np.random.rand())))
+    """,
+    )
+    draws = launch.forked_ranks(script, 3, timeout_s=120, stream=False).results
+    assert len({d[0] for d in draws.values()}) == 3 and len({d[1] for d in draws.values()}) == 3
+
+
+@LAUNCHERS
+def test_failing_rank_is_named_with_its_last_lines_and_the_rest_is_killed(run_ranks, tmp_path):
     tag = uuid.uuid4().hex
     script = _script(
         tmp_path,
@@ -121,7 +144,7 @@ def test_failing_rank_is_named_with_its_last_lines_and_the_rest_is_killed(tmp_pa
     )
     start = time.monotonic()
     with pytest.raises(launch.LaunchError) as info:
-        launch.torchrun(script, 3, timeout_s=150, env={"HPML_TEST_TAG": tag}, stream=False)
+        run_ranks(script, 3, timeout_s=150, env={"HPML_TEST_TAG": tag}, stream=False)
     err = info.value
     assert not isinstance(err, launch.LaunchTimeout)
     assert err.rank == 1 and err.returncode != 0
@@ -133,7 +156,8 @@ def test_failing_rank_is_named_with_its_last_lines_and_the_rest_is_killed(tmp_pa
         assert _wait_until_gone(tag) == []
 
 
-def test_rank_killed_by_a_signal_is_named(tmp_path):
+@LAUNCHERS
+def test_rank_killed_by_a_signal_is_named(run_ranks, tmp_path):
     script = _script(
         tmp_path,
         "crash.py",
@@ -148,12 +172,13 @@ def test_rank_killed_by_a_signal_is_named(tmp_path):
     """,
     )
     with pytest.raises(launch.LaunchError) as info:
-        launch.torchrun(script, 2, timeout_s=150, stream=False)
+        run_ranks(script, 2, timeout_s=150, stream=False)
     assert info.value.rank == 1
     assert "crashed or killed" in str(info.value) and "about to crash" in info.value.last_lines
 
 
-def test_timeout_kills_every_process_of_the_launch(tmp_path):
+@LAUNCHERS
+def test_timeout_kills_every_process_of_the_launch(run_ranks, tmp_path):
     tag = uuid.uuid4().hex
     script = _script(
         tmp_path,
@@ -168,7 +193,7 @@ def test_timeout_kills_every_process_of_the_launch(tmp_path):
     )
     start = time.monotonic()
     with pytest.raises(launch.LaunchTimeout) as info:
-        launch.torchrun(script, 2, timeout_s=25, env={"HPML_TEST_TAG": tag}, stream=False)
+        run_ranks(script, 2, timeout_s=25, env={"HPML_TEST_TAG": tag}, stream=False)
     assert time.monotonic() - start < 45
     message = str(info.value)
     assert "timed out after 25 s" in message and "rank 0 waits forever" in message
@@ -179,13 +204,14 @@ def test_timeout_kills_every_process_of_the_launch(tmp_path):
 DRIVER = """
 import sys
 from hpml_lab_utils import launch
-launch.torchrun(sys.argv[1], 2, timeout_s=300, env={"HPML_TEST_TAG": sys.argv[2]})
+getattr(launch, sys.argv[3])(sys.argv[1], 2, timeout_s=300, env={"HPML_TEST_TAG": sys.argv[2]})
 """
 
 
 @pytest.mark.skipif(not LINUX, reason="finds processes through /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["interrupted", "killed"])
-def test_no_orphans_when_the_notebook_is_interrupted_or_killed(tmp_path, sig):
+@LAUNCHERS
+def test_no_orphans_when_the_notebook_is_interrupted_or_killed(run_ranks, tmp_path, sig):
     """SIGINT (the stop button) runs the launcher's cleanup; SIGKILL (a dead kernel) leaves it to PDEATHSIG."""
     tag = uuid.uuid4().hex
     started = tmp_path / "started"
@@ -205,7 +231,7 @@ def test_no_orphans_when_the_notebook_is_interrupted_or_killed(tmp_path, sig):
     # a notebook kernel handles SIGINT; a test run started in the background (`make test &`) would pass on
     # an ignored SIGINT, and Python does not install its KeyboardInterrupt handler for an ignored signal
     driver = subprocess.Popen(
-        [sys.executable, "-c", DRIVER, str(script), tag],
+        [sys.executable, "-c", DRIVER, str(script), tag, run_ranks.__name__],
         cwd=tmp_path,
         env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")),
         stdout=subprocess.DEVNULL,
@@ -218,7 +244,7 @@ def test_no_orphans_when_the_notebook_is_interrupted_or_killed(tmp_path, sig):
             assert driver.poll() is None, "the driver ended before its workers started"
             time.sleep(0.2)
         assert len(list(started.iterdir())) == 2, "workers did not start"
-        assert len(_tagged(tag)) >= 3  # the agent and two workers
+        assert len(_tagged(tag)) >= 3  # the agent (or the forked launcher) and two workers
         driver.send_signal(sig)
         driver.wait(timeout=30)
         assert _wait_until_gone(tag) == []
