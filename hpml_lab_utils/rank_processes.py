@@ -14,6 +14,7 @@ import contextlib
 import glob
 import json
 import os
+import pickle
 import re
 import shlex
 import shutil
@@ -331,4 +332,7 @@ def _saved_results(work: str, nproc: int) -> dict[int, Any]:
             import torch
 
             results[r] = torch.load(path, weights_only=False)
+        elif os.path.exists(path[: -len(".pt")] + ".pkl"):  # a rank without torch
+            with open(path[: -len(".pt")] + ".pkl", "rb") as f:
+                results[r] = pickle.load(f)
     return results
