@@ -3,12 +3,12 @@
 The notebook holds the widget patterns of the labs and weeks: the roofline
 explorer (an ``Output`` widget redrawn by ``observe`` callbacks),
 ``interact`` with a plot, ``interact_manual``, and an ``Output`` written by
-``print`` and ``plt.show``. It runs 3 times (``make test``) or 20 times
-(``make test-full``) through nbclient with the
-grading's kernel client (:mod:`autograder.isolation.reply_channel`), two at a time,
-beside three CPU burners and a launch-and-compile loop. With nbclient's own
-client, 5 to 9 runs in 12 waited out their whole cell timeout under this load
-(``python -m tests.stress_kernels NOTEBOOK --plain-client`` shows it).
+``print`` and ``plt.show``. It runs through nbclient with the grading's kernel
+client (:mod:`autograder.isolation.reply_channel`), two at a time: 3 times beside
+one CPU burner and the suite's other worker (``make test``), or 20 times beside
+three burners and a launch-and-compile loop (``make test-full``). With nbclient's
+own client, 5 to 9 runs in 12 waited out their whole cell timeout under the full
+load (``python -m tests.stress_kernels NOTEBOOK --plain-client`` shows it).
 """
 
 from __future__ import annotations
@@ -51,12 +51,12 @@ CELLS = [
 
 @pytest.mark.slow
 def test_widget_cells_never_wait_out_the_timeout(tmp_path, repeats):
-    runs = repeats(3, 20)
+    runs, burners, churn = repeats((3, 1, False), (20, 3, True))
     path = tmp_path / "widget_cells.ipynb"
     nb = new_notebook(cells=[new_code_cell(c) for c in CELLS])
     nb.metadata["kernelspec"] = {"name": "hpml", "display_name": "Python 3 (HPML)", "language": "python"}
     nbformat.write(nb, path)
-    results = run_under_load([path] * runs, CELL_TIMEOUT_S, parallel=AT_ONCE, burners=3)
+    results = run_under_load([path] * runs, CELL_TIMEOUT_S, parallel=AT_ONCE, burners=burners, churn=churn)
     crashed = [r["crash"] for r in results if "crash" in r]
     assert not crashed, f"runs that did not finish: {crashed[:3]}"
     hung = [(i, cell) for i, r in enumerate(results) for cell in r["hung"]]
