@@ -27,13 +27,14 @@ Statuses (plain strings, so old files still load):
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from . import spreadsheet
 
 GRADED = "graded"
 INVALID_NOTEBOOK = "invalid notebook"
@@ -143,7 +144,7 @@ def write_csv(rows: Iterable[GradeResult], out) -> int:
     rows = sorted(rows, key=lambda r: (r.lab, r.student_id))
 
     def _write(fh) -> None:
-        writer = csv.writer(fh, lineterminator="\n")
+        writer = spreadsheet.writer(fh, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
         for r in rows:
             writer.writerow([r.student_id, r.lab, _fmt(r.score), _fmt(r.max_score), r.status, r.message])

@@ -34,6 +34,7 @@ from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
+from .. import spreadsheet
 from ..labs import CourseError
 from .late_days import add_days, late_days
 from .policy import Policy
@@ -370,7 +371,7 @@ def _num(x: float) -> str:
 
 def write_final_csv(grades: list[StudentGrade], policy: Policy, items: list[str], out: Path | str) -> None:
     with open(out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=final_columns(policy, items))
+        writer = spreadsheet.DictWriter(f, fieldnames=final_columns(policy, items))
         writer.writeheader()
         for g in grades:
             row = {"student_id": g.student_id, "total": _num(g.total), "letter": g.letter}

@@ -17,9 +17,9 @@ Brightspace's Org Defined ID, ``student_id`` the SIS id or username.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
+from .. import spreadsheet
 from .course_grades import StudentGrade, round_half_up
 from .lms import RosterEntry
 from .policy import Policy
@@ -44,7 +44,7 @@ def write_canvas(grades: list[StudentGrade], roster: dict[str, RosterEntry], col
     """Canvas's gradebook import CSV with one assignment column, ``title``."""
     _check(grades, column)
     with open(out, "w", newline="") as f:
-        writer = csv.writer(f)
+        writer = spreadsheet.writer(f)
         writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", title])
         top = _value(grades[0], column)[1] if grades else 100.0
         writer.writerow(["    Points Possible", "", "", "", "", f"{top:g}"])
@@ -57,7 +57,7 @@ def write_brightspace(grades: list[StudentGrade], roster: dict[str, RosterEntry]
     """Brightspace's grades import CSV with one points grade item, ``title``."""
     _check(grades, column)
     with open(out, "w", newline="") as f:
-        writer = csv.writer(f)
+        writer = spreadsheet.writer(f)
         writer.writerow(["OrgDefinedId", "Username", f"{title} Points Grade", "End-of-Line Indicator"])
         for g in grades:
             who = roster.get(g.student_id, RosterEntry(g.student_id))

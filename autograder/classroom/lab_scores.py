@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import csv
 from datetime import timezone
 
+from .. import spreadsheet
 from ..labs import CourseError
 from ..paths import CoursePaths
 from ..pipeline.export import collect_results
@@ -55,7 +55,7 @@ def export_scores(
             )
         )
     with open(out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=SCORE_COLUMNS)
+        writer = spreadsheet.DictWriter(f, fieldnames=SCORE_COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
     return rows, notes

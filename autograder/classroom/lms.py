@@ -347,6 +347,10 @@ def to_class_folder(
     dest.mkdir(parents=True)
     for hand_in in hand_ins:
         who, why = match(hand_in, roster)
+        if hand_in.path.is_symlink():
+            who, why = None, "a symbolic link: links are not followed"
+        elif hand_in.file_name.lower() == "timestamp.txt":  # nbgrader would take it as the submission time
+            who, why = None, "a student's timestamp.txt is not copied: times come from the LMS or the roster"
         if who is None:
             result.unmatched.append(f"{hand_in.path.relative_to(root)}: {why}")
             continue
@@ -376,19 +380,24 @@ def import_download(
     Returns the class folder to grade and what the import found; the report is
     also written to ``work/lms/<lab>/import.txt``.
     """
-    from ..grading.submissions import extract_zip
+    from ..grading.submissions import ArchiveRefused, extract_zip
 
     roster = read_roster(roster_csv)
     base = work / "lms" / lab
+    refused: dict[str, str] = {}
     if source.is_file():
         if source.suffix.lower() != ".zip":
             raise CourseError(f"{source}: expected the LMS's .zip download or its extracted folder")
-        extract_zip(source, base / "download")  # its own unwrapping could step into a student's folder
+        try:
+            refused = extract_zip(source, base / "download").refused  # its unwrapping could enter a student's folder
+        except ArchiveRefused as exc:
+            raise CourseError(str(exc)) from None
         root = _unwrap_download(base / "download")
     elif source.is_dir():
         root = _unwrap_download(source)
     else:
         raise CourseError(f"{source} does not exist")
     result = to_class_folder(root, roster, base / "students", lms, time_zone)
+    result.unmatched += [f"{member}: not extracted ({why})" for member, why in refused.items()]
     (base / "import.txt").write_text("\n".join(result.report()) + "\n")
     return base / "students", result

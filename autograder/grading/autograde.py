@@ -16,9 +16,10 @@ final result for the same lab version (unless ``force``).
 from __future__ import annotations
 
 import shutil
+import sys
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..lab_settings import Lab, limits_for
 from ..labs import CourseError, GradeCellInfo, lab_grade_cells, notebook_names, source_notebooks
@@ -33,7 +34,16 @@ from .classify import scored_outcome, unscored_outcome
 from .job import GRADEBOOK, LOG, WORKER_OUT, Progress, WorkerResult
 from .scheduler import GradingTask, default_jobs, interrupts_deferred, run_workers
 from .slurm import SlurmOptions, run_array
-from .submissions import STUDENT_ID, InvalidNotebook, Submission, discover, extract_zip, read_notebook, unwrap
+from .submissions import (
+    STUDENT_ID,
+    ArchiveRefused,
+    InvalidNotebook,
+    Submission,
+    discover,
+    extract_zip,
+    read_notebook,
+    unwrap,
+)
 from .versions import lab_version, submission_hash
 
 ProgressFn = Callable[[str], None]
@@ -243,20 +253,34 @@ def grade_one(
 
 
 def find_submissions(lab: str, source: Path | str, paths: CoursePaths) -> list[Submission]:
-    """Students' submissions of ``lab`` in a folder or a .zip (extracted into the grading folder)."""
+    """Students' submissions of ``lab`` in a folder or a .zip (extracted into the grading folder).
+
+    A member of the zip that was left out (:func:`~autograder.grading.submissions.extract_zip`) refuses the
+    student whose folder held it; one outside every student's folder is named on stderr.
+    """
     source = Path(source)
     if not source.exists():
         raise CourseError(f"{source} does not exist")
     if source.is_file():
         if source.suffix.lower() != ".zip":
             raise CourseError(f"{source}: expected a folder or a .zip of <student_id>/<notebook>.ipynb")
-        root = extract_zip(source, paths.work / "incoming" / lab, lab)
-    elif any(_inside(source, d) for d in (paths.submitted, paths.autograded, paths.feedback)):
+        try:
+            extracted = extract_zip(source, paths.work / "incoming" / lab, lab)
+        except ArchiveRefused as exc:
+            raise CourseError(str(exc)) from None
+        subs = discover(extracted.root, notebook_names(lab, paths), extracted.refused)
+        students = {s.student_id for s in subs}
+        for member, why in extracted.refused.items():
+            parts = PurePosixPath(member).parts
+            if len(parts) < 2 or parts[0] not in students:
+                print(f"{source.name}: left out {member!r} ({why})", file=sys.stderr)
+        return subs
+    if any(_inside(source, d) for d in (paths.submitted, paths.autograded, paths.feedback)):
         # grading rewrites those folders: work from a copy
         incoming = paths.work / "incoming" / lab
         if incoming.exists():
             shutil.rmtree(incoming)
-        shutil.copytree(source, incoming)
+        shutil.copytree(source, incoming, symlinks=True)  # links are refused by discover, never followed
         root = unwrap(incoming, lab)
     else:
         root = unwrap(source, lab)
