@@ -25,7 +25,7 @@ when run from ``autograder/``.
 - Release: no outputs, no execution counts, no volatile metadata.
 - Feedback: hidden test code is cleared from the sources, and error outputs of
   test cells are cut to ``ExceptionName: message`` so that no traceback quotes
-  a hidden test.
+  a hidden test. Pages of student notebooks are sanitized (no student script runs).
 """
 
 import os
@@ -140,6 +140,12 @@ c.GenerateAssignment.preprocessors = [
     ComputeChecksums,
     CheckCellMetadataOnce,
 ]
+
+# --- what a browser shows of a submission: no student script runs -------------
+# Student outputs and Markdown are untrusted. nbconvert's sanitizer (nbviewer's) keeps their text and
+# formatting and drops scripts, event handlers, JavaScript and widget outputs: in the feedback page the
+# student opens and in the Formgrader's view of a submission in the instructor's browser.
+c.HTMLExporter.sanitize_html = True
 
 # --- feedback: no hidden test code, no traceback that quotes it ---------------
 # RedactTracebacks reads the hidden code, so it runs before ClearHiddenTests removes it.

@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from traitlets.config import Config
+
 from ..labs import notebook_names
 from ..paths import CoursePaths
 from ..records import StatusStore, scored_in_gradebook
 from .nbgrader_app import load_config, run_nbgrader
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def feedback_lab(
@@ -18,11 +22,23 @@ def feedback_lab(
     progress: Callable[[str], None] | None = print,
 ) -> dict[str, Path | str]:
     """HTML feedback per graded student in ``feedback/<student>/<lab>/``; return student -> file or error."""
+    import nbgrader
     from nbgrader.converters import GenerateFeedback
+
+    class SanitizedFeedback(GenerateFeedback):
+        """nbgrader's feedback page, whose students' Markdown is sanitized as their outputs are (the template
+        templates/hpml_feedback extends nbgrader's, which nbgrader only finds through its own settings)."""
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+            paths = [*self.config.HTMLExporter.extra_template_paths, str(nbgrader_templates)]
+            self.update_config(Config({"HTMLExporter": {"extra_template_paths": paths}}))
 
     paths = paths or CoursePaths.from_env()
     cfg = load_config(paths)
-    cfg.HTMLExporter.template_name = "feedback"
+    cfg.HTMLExporter.template_name = "hpml_feedback"
+    cfg.HTMLExporter.extra_template_basedirs = [str(TEMPLATES)]
     store = StatusStore(paths.statuses)
     if students is None:
         graded = {r.student_id for r in store.results(lab) if scored_in_gradebook(r)}
@@ -31,7 +47,7 @@ def feedback_lab(
     names = notebook_names(lab, paths)
     out: dict[str, Path | str] = {}
     for sid in students:
-        run = run_nbgrader(GenerateFeedback, {"assignment_id": lab, "student_id": sid}, cfg, force=True)
+        run = run_nbgrader(SanitizedFeedback, {"assignment_id": lab, "student_id": sid}, cfg, force=True)
         files = [paths.feedback / sid / lab / f"{n}.html" for n in names]
         if run.success and all(f.exists() for f in files):
             out[sid] = files[0]
