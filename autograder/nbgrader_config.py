@@ -143,8 +143,8 @@ c.GenerateAssignment.preprocessors = [
 
 # --- what a browser shows of a submission: no student script runs -------------
 # Student outputs and Markdown are untrusted. nbconvert's sanitizer (nbviewer's) keeps their text and
-# formatting and drops scripts, event handlers, JavaScript and widget outputs: in the feedback page the
-# student opens and in the Formgrader's view of a submission in the instructor's browser.
+# formatting and drops scripts, event handlers, JavaScript and widget outputs from the feedback pages
+# (whose template, pipeline/templates/hpml_feedback, sanitizes the Markdown that nbgrader's leaves as is).
 c.HTMLExporter.sanitize_html = True
 
 # --- feedback: no hidden test code, no traceback that quotes it ---------------

@@ -24,10 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from nbformat.v4 import new_code_cell
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
+from ..grading.submissions import MAX_CELLS, MAX_NOTEBOOK_BYTES
 from ..records import GRADED, INVALID_NOTEBOOK, KERNEL_DIED, MEMORY_LIMIT, TAMPERED, TIMED_OUT
 from .build import WRONG_TEST, one_wrong_notebook, solved_notebook
+
+DEEP = 100_000  # nesting of the nested_json student
+HUGE_BYTES = MAX_NOTEBOOK_BYTES + 2**20
 
 ATTACK_CELL = "answer_dot_gflops"
 ATTACK_TEST = "test_dot_gflops"
@@ -90,7 +94,21 @@ CASES: dict[str, Case] = {
     "wrong_and_quiet": Case(
         "one wrong answer, stderr and warnings silenced in every cell", GRADED, (WRONG_TEST,), base="one_wrong"
     ),
+    "scripts_in_outputs": Case(
+        "right answers that also display HTML with an event handler and a JavaScript output", GRADED, ()
+    ),
+    # refused before any kernel starts: each for that student alone
+    "links_to_classmate": Case("hands in a symbolic link to a classmate's notebook", INVALID_NOTEBOOK, None),
+    "links_classmate_folder": Case(
+        "a subfolder that is a symbolic link to a classmate's folder", INVALID_NOTEBOOK, None
+    ),
+    "nested_json": Case(f"JSON nested {DEEP:,} deep in the metadata", INVALID_NOTEBOOK, None),
+    "many_cells": Case(f"{MAX_CELLS + 1:,} cells", INVALID_NOTEBOOK, None),
+    "huge_notebook": Case(f"a notebook of {HUGE_BYTES:,} bytes", INVALID_NOTEBOOK, None),
+    "pasted_test_cell": Case("a graded test cell pasted twice", INVALID_NOTEBOOK, None),
 }
+# students whose hand-in is a symbolic link: the classmate's file (or folder) it points at, under the class folder
+LINKS = {"links_to_classmate": f"renamed/{RENAMED_AS}", "links_classmate_folder": "renamed/work"}
 
 # --- attack code (kept short; each line is plain Python a student could write) ---------------
 
@@ -135,6 +153,11 @@ _SILENCED = (
     "warnings.simplefilter('ignore')\nsys.stderr = io.StringIO()\n"
 )
 _HUGE_OUTPUT = "print(('x' * 999 + '\\n') * 5000)  # adversarial: 5 MB of output\n"
+_SCRIPTS = (
+    "from IPython.display import HTML, Javascript, display  # adversarial: scripts for the feedback page\n"
+    'display(HTML(\'<img src="x" onerror="document.title = 1">\'))\n'
+    "display(Javascript('document.title = 2'))\n"
+)
 
 
 def _network(port: int) -> str:
@@ -250,7 +273,20 @@ def adversarial_notebooks(
     out["network"] = _prepend(perfect, ATTACK_CELL, _network(port))
     out["warns_on_stderr"] = _append(perfect, ATTACK_CELL, _WARNS_ON_STDERR)
     out["wrong_and_quiet"] = _after_setup(wrong, _SILENCED)
-    assert set(out) == set(CASES), sorted(set(out) ^ set(CASES))
+    out["scripts_in_outputs"] = _prepend(perfect, ATTACK_CELL, _SCRIPTS)
+    nb = nbformat.from_dict(perfect)
+    nb.metadata["deep"] = []
+    text = nbformat.writes(nb)
+    out["nested_json"] = text.replace('"deep": []', '"deep": ' + "[" * DEEP + "]" * DEEP).encode("utf-8")
+    out["many_cells"] = _after_setup(perfect, "pass")
+    out["many_cells"].cells += [new_code_cell("pass") for _ in range(MAX_CELLS + 1 - len(out["many_cells"].cells))]
+    nb = nbformat.from_dict(perfect)
+    nb.cells.append(new_markdown_cell("x" * HUGE_BYTES))
+    out["huge_notebook"] = nb
+    nb = nbformat.from_dict(perfect)
+    nb.cells.append(nbformat.from_dict(_cell(perfect, ATTACK_TEST)))
+    out["pasted_test_cell"] = nb
+    assert set(out) | set(LINKS) == set(CASES), sorted((set(out) | set(LINKS)) ^ set(CASES))
     return out
 
 
@@ -277,4 +313,12 @@ def build_adversarial_class(
         else:
             nbformat.write(nb, path)
         files[student] = path
+    for student, target in LINKS.items():
+        folder = out / student
+        if folder.exists():
+            shutil.rmtree(folder)
+        link = folder / ("work" if (out / target).is_dir() else name)
+        link.parent.mkdir(parents=True)
+        link.symlink_to(out / target)
+        files[student] = link
     return files

@@ -303,6 +303,20 @@ def test_huge_output_is_cut(graded):
     assert "output cut" in _outputs_text(_executed(graded, "huge_output"))
 
 
+def test_hostile_files_are_refused_with_a_message_for_that_student_alone(graded):
+    results = graded["results"]
+    for student, says in (
+        ("links_to_classmate", "symbolic links are not followed"),
+        ("links_classmate_folder", "symbolic links are not followed"),
+        ("nested_json", "nested too deep"),
+        ("many_cells", "cells, over the limit of"),
+        ("huge_notebook", "bytes, over the limit of"),
+        ("pasted_test_cell", f"the graded cell {ATTACK_TEST!r} appears twice"),
+    ):
+        assert says in results[student].message, (student, results[student].message)
+    assert not (graded["paths"].autograded / "links_to_classmate").exists()  # never graded under that name
+
+
 def test_renamed_notebook_is_accepted(graded):
     r = graded["results"]["renamed"]
     assert "accepted" in r.message and "Lab01_Benchmarking (1).ipynb" in r.message
