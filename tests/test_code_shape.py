@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "autograder"
 PACKAGES = [PACKAGE, ROOT / "hpml_lab_utils"]
 MAX_LINES = 500
-COURSE_MODEL = ["paths", "labs", "lab_settings", "domains", "limits", "records"]
+COURSE_MODEL = ["paths", "labs", "lab_settings", "domains", "limits", "records", "spreadsheet"]
 
 
 def module_name(path: Path) -> str:
