@@ -7,7 +7,9 @@ guard gives each such folder to the owner of ``inbound/`` (the instructor who
 released the lab) with mode 0700: the student who submitted, and every other
 student, can no longer enter it; ``nbgrader collect`` (run by the instructor)
 reads it as before. Students see their own hand-ins from nbgrader's cache in
-their home, never from the inbound.
+their home, never from the inbound. Symbolic links in a hand-in are removed once
+it is locked (and named in the log): ``nbgrader collect`` runs as the instructor
+and would copy whatever a link points at, a classmate's hand-in or the solutions.
 
     python3 deploy/jupyterhub/inbound_guard.py EXCHANGE            # watch, every second
     python3 deploy/jupyterhub/inbound_guard.py EXCHANGE --once     # one pass
@@ -31,10 +33,12 @@ LOCKED_MODE = 0o700
 
 
 def lock_submission(folder: Path, uid: int, gid: int) -> bool:
-    """Give one finished submission folder to ``uid:gid`` with mode 0700; True if it was changed.
+    """Give one finished submission folder to ``uid:gid`` with mode 0700, then remove the links in it; True if
+    it was changed.
 
     The folder is opened without following links and changed through that
-    descriptor, so a student cannot point the guard (root) at another file.
+    descriptor, so a student cannot point the guard (root) at another file. Once
+    it is locked the student can no longer enter it, so what is removed stays removed.
     """
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -46,9 +50,22 @@ def lock_submission(folder: Path, uid: int, gid: int) -> bool:
             return False  # already locked, the instructor's own, or still being written by nbgrader submit
         os.fchown(fd, uid, gid)
         os.fchmod(fd, LOCKED_MODE)
+        for link in remove_links(fd):
+            print(f"inbound guard: removed the symbolic link {folder.name}/{link}", flush=True)
         return True
     finally:
         os.close(fd)
+
+
+def remove_links(folder_fd: int) -> list[str]:
+    """Unlink every symbolic link under the open folder ``folder_fd`` (never following one); their paths."""
+    removed = []
+    for here, dirs, files, here_fd in os.fwalk(dir_fd=folder_fd, follow_symlinks=False):
+        for name in dirs + files:
+            if stat.S_ISLNK(os.lstat(name, dir_fd=here_fd).st_mode):
+                os.unlink(name, dir_fd=here_fd)
+                removed.append(os.path.normpath(os.path.join(here, name)))
+    return removed
 
 
 def lock_inbound(exchange: Path) -> list[Path]:

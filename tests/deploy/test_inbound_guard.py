@@ -1,0 +1,40 @@
+"""inbound_guard.py on a made-up exchange (root only): a finished hand-in is locked, and links in it are removed.
+
+``nbgrader collect`` runs as the instructor and copies what a link points at, so a student who leaves a
+link in their hand-in (to a classmate's locked hand-in, to the solutions) would hand in what the
+instructor can read. The guard removes every link once the folder is locked, never following one; the
+real cycle with nbgrader and real users is ``test_exchange.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from deploy.jupyterhub.inbound_guard import LOCKED_MODE, lock_inbound
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the guard changes owners: root only")
+
+
+def test_a_locked_hand_in_keeps_its_files_and_loses_its_links(tmp_path, capsys):
+    secret = tmp_path / "solutions.ipynb"
+    secret.write_text("the answers")
+    inbound = tmp_path / "exchange" / "hpml" / "inbound"
+    inbound.mkdir(parents=True)
+    os.chown(inbound, 1234, 1234)  # the instructor
+    hand_in = inbound / "student2+lab01_benchmarking+2026-11-26 10:00:00.000000 UTC+abc"
+    (hand_in / "sub").mkdir(parents=True)
+    (hand_in / "lab01_benchmarking.ipynb").write_text("{}")
+    (hand_in / "copy.ipynb").symlink_to(secret)
+    (hand_in / "sub" / "folder").symlink_to(tmp_path, target_is_directory=True)
+    os.chmod(hand_in, 0o777)  # what nbgrader submit leaves once it is done
+    assert lock_inbound(tmp_path / "exchange") == [hand_in]
+    st = hand_in.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (1234, 1234, LOCKED_MODE)
+    assert sorted(str(p.relative_to(hand_in)) for p in hand_in.rglob("*")) == ["lab01_benchmarking.ipynb", "sub"]
+    assert secret.read_text() == "the answers" and tmp_path.is_dir()  # the targets are untouched
+    printed = capsys.readouterr().out
+    assert "removed the symbolic link" in printed and "copy.ipynb" in printed and "sub/folder" in printed
+    assert lock_inbound(tmp_path / "exchange") == []  # locked once
