@@ -42,7 +42,9 @@ Worker side: :func:`save_result`, :func:`worker_rank`. Notebook side:
 :func:`torchrun`, :func:`work_dir` (a private folder for the files the notebook
 writes), :func:`load_module` (import a module the notebook just wrote, afresh),
 :func:`torchrun_command`, :func:`multinode_command` and :func:`slurm_script`
-(the same job on a cluster).
+(the same job on a cluster). Hidden tests' checkers start their ranks with
+:func:`forked_ranks`: the same ranks, forked from one process that imported
+torch once, because a test cell launches several of them.
 """
 
 from __future__ import annotations
