@@ -142,7 +142,7 @@ def discover(root: Path, lab_notebooks: list[str], refused: dict[str, str] | Non
         if len(parts) > 1:
             refused_in.setdefault(parts[0], []).append(f"{member} was not extracted ({why})")
     subs = []
-    for folder in sorted(p for p in root.iterdir() if (p.is_dir() or p.is_symlink()) and is_visible(p, root)):
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and is_visible(p, root)):  # a linked folder too
         sid = folder.name
         links = symbolic_links(folder)
         if links or sid in refused_in:

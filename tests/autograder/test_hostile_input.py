@@ -43,6 +43,7 @@ def test_links_to_a_classmates_notebook_or_folder_are_refused_never_followed(tmp
     (subs / "oscar").mkdir()
     (subs / "oscar" / "work").symlink_to(subs / "alice", target_is_directory=True)  # the classmate's folder
     (subs / "trudy").symlink_to(subs / "alice", target_is_directory=True)  # a whole student folder
+    (subs / "notes.txt").symlink_to(honest)  # a linked file beside the folders is nobody's hand-in
     found = {s.student_id: s for s in discover(subs, [LAB])}
     assert sorted(found) == ["alice", "mallory", "oscar", "trudy"]
     assert found["alice"].notebooks == {LAB: honest} and not found["alice"].problem
