@@ -32,8 +32,8 @@ def feedback_lab(
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
-            paths = [*self.config.HTMLExporter.extra_template_paths, str(nbgrader_templates)]
-            self.update_config(Config({"HTMLExporter": {"extra_template_paths": paths}}))
+            template_paths = [*self.config.HTMLExporter.extra_template_paths, str(nbgrader_templates)]
+            self.update_config(Config({"HTMLExporter": {"extra_template_paths": template_paths}}))
 
     paths = paths or CoursePaths.from_env()
     cfg = load_config(paths)
