@@ -327,12 +327,12 @@ def _saved_results(work: str, nproc: int) -> dict[int, Any]:
     """What each rank passed to :func:`save_result`, by rank."""
     results = {}
     for r in range(nproc):
-        path = os.path.join(work, f"result-rank{r}.pt")
-        if os.path.exists(path):
+        stem = os.path.join(work, f"result-rank{r}")
+        if os.path.exists(stem + ".pt"):
             import torch
 
-            results[r] = torch.load(path, weights_only=False)
-        elif os.path.exists(path[: -len(".pt")] + ".pkl"):  # a rank without torch
-            with open(path[: -len(".pt")] + ".pkl", "rb") as f:
+            results[r] = torch.load(stem + ".pt", weights_only=False)
+        elif os.path.exists(stem + ".pkl"):  # a rank without torch
+            with open(stem + ".pkl", "rb") as f:
                 results[r] = pickle.load(f)
     return results
