@@ -44,7 +44,10 @@ writes), :func:`load_module` (import a module the notebook just wrote, afresh),
 :func:`torchrun_command`, :func:`multinode_command` and :func:`slurm_script`
 (the same job on a cluster). Hidden tests' checkers start their ranks with
 :func:`forked_ranks`: the same ranks, forked from one process that imported
-torch once, because a test cell launches several of them.
+torch once, because a test cell launches several of them; while grading,
+:func:`torchrun` itself starts its ranks that way (a lab's answers launch their
+own workers, and a class of 300 would otherwise pay 1 + N torch imports per
+launch); ``HPML_GRADING_LAUNCHER=torchrun`` grades with the real agent.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from .cluster_jobs import multinode_command, slurm_script, torchrun_command
+from .config import grading
 from .rank_processes import (
     LAUNCH_ID_ENV,
     RESULT_DIR_ENV,
@@ -101,6 +105,7 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT_S = 300.0
+GRADING_LAUNCHER_ENV = "HPML_GRADING_LAUNCHER"
 BOOT_FILE = Path(__file__).resolve().with_name("_torchrun_boot.py")
 
 
@@ -296,11 +301,17 @@ def torchrun(
     first one and quoting its last ``tail_lines`` lines) and
     :class:`LaunchTimeout` after ``timeout_s`` seconds; in both cases, and on
     KeyboardInterrupt, every process of the launch is killed first.
-    Returns a :class:`LaunchResult`.
+    Returns a :class:`LaunchResult`. In a grading kernel the ranks are forked as
+    :func:`forked_ranks` forks them (:func:`forks_while_grading`).
     """
     script, cwd = _checked_launch(script, nproc, timeout_s, cwd, "worker script")
     args = [str(a) for a in args]
     shown = torchrun_command(script.name if script.parent == cwd else script, nproc, args)
+    if forks_while_grading():
+        # the ranks, environment, errors and result of torchrun, without its agent's 1 + nproc torch imports
+        ranks = _ranks_command(script, nproc, args)
+        launcher = "torchrun (ranks forked while grading)"
+        return _launch(ranks, launcher, shown, cwd, nproc, env, timeout_s, stream, tail_lines, threads_per_worker)
 
     def agent(log_dir: str) -> list[str]:
         return [
@@ -346,13 +357,23 @@ def forked_ranks(
     """
     script, cwd = _checked_launch(script, nproc, timeout_s, cwd, "worker script")
     args = [str(a) for a in args]
+    shown = ["python", BOOT_FILE.name, "ranks", str(nproc), "LOG_DIR", script.name, *args]
+    ranks = _ranks_command(script, nproc, args)
+    return _launch(
+        ranks, "the forked launch", shown, cwd, nproc, env, timeout_s, stream, tail_lines, threads_per_worker
+    )
 
+
+def forks_while_grading() -> bool:
+    """True in a grading kernel (nbgrader's), unless ``HPML_GRADING_LAUNCHER=torchrun`` asks for the real agent."""
+    return grading() and os.environ.get(GRADING_LAUNCHER_ENV, "forked").strip().lower() != "torchrun"
+
+
+def _ranks_command(script: Path, nproc: int, args: list[str]) -> Callable[[str], list[str]]:
     def ranks(log_dir: str) -> list[str]:
         return [sys.executable, str(BOOT_FILE), "ranks", str(nproc), log_dir, str(script), *args]
 
-    shown = ["python", BOOT_FILE.name, "ranks", str(nproc), "LOG_DIR", script.name, *args]
-    launcher = "the forked launch"
-    return _launch(ranks, launcher, shown, cwd, nproc, env, timeout_s, stream, tail_lines, threads_per_worker)
+    return ranks
 
 
 def _launch(

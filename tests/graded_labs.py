@@ -2,8 +2,9 @@
 
 For a lab, :func:`grade_lab` builds a class from the current source and a fresh
 release: ``perfect`` (the reference solution), ``untouched`` (the release as
-is), ``not_json`` (``perfect``'s file cut in half), one student per CI mutant
-of the lab (``[tests] ci_mutants`` in its ``lab.toml``, named for the mutant),
+is), ``not_json`` (``perfect``'s file cut in half), the lab's CI mutants
+(``[tests] ci_mutants`` in its ``lab.toml``: one student holding all of them when
+they fail different test cells, :func:`ci_students`; else one student each),
 and for lab01, the sample class's ``one_wrong``. It zips the class and grades it
 with ``python -m autograder autograde LAB class.zip --jobs N`` (N = the usable
 cores), in a grading folder of its own. The session fixture ``graded_lab``
@@ -45,7 +46,7 @@ class GradedLab:
 
     @property
     def mutants(self) -> tuple[Mutant, ...]:
-        return self.lab.ci_mutants
+        return ci_students(self.lab)
 
     def executed(self, student: str) -> nbformat.NotebookNode:
         """The notebook as the grader ran it (outputs included)."""
@@ -57,6 +58,24 @@ class GradedLab:
         return {"HPML_GRADING_DIR": str(self.paths.work)}
 
 
+COMBINED = "ci_mutants"
+
+
+def ci_students(lab: Lab) -> tuple[Mutant, ...]:
+    """The lab's CI mutants as students: one student with every mistake when no two of them fail the same test
+    cell (each must then lose exactly its own cells, so together they lose exactly the union), else one each.
+
+    A whole run of a lab costs minutes on 2 cores (lab11 compiles C++ in each); ``make mutants`` grades every
+    mutant alone."""
+    mutants = lab.ci_mutants
+    fails = [m.fails for m in mutants]
+    if len(mutants) < 2 or sum(len(f) for f in fails) != len(frozenset().union(*fails)):
+        return mutants
+    edits = tuple(e for m in mutants for e in m.edits)
+    why = "; ".join(f"{m.name}: {m.why}" for m in mutants)
+    return (Mutant(COMBINED, why, edits, frozenset().union(*fails)),)
+
+
 def class_notebooks(lab: Lab, source: Path, release: Path) -> dict[str, nbformat.NotebookNode | str]:
     """student id -> notebook (or raw text, for ``not_json``) of the lab's graded-once class."""
     perfect = solved_notebook(source, release)
@@ -66,7 +85,7 @@ def class_notebooks(lab: Lab, source: Path, release: Path) -> dict[str, nbformat
     }
     if lab.name == sample_class.LAB:
         students[ONE_WRONG] = sample_class.one_wrong_notebook(perfect)
-    students |= {m.name: mutants.apply(perfect, m) for m in lab.ci_mutants}
+    students |= {m.name: mutants.apply(perfect, m) for m in ci_students(lab)}
     text = nbformat.writes(perfect)
     students[NOT_JSON] = text[: len(text) // 2]  # a truncated upload
     return students

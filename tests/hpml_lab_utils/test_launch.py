@@ -27,6 +27,13 @@ pytestmark = [pytest.mark.lab05, pytest.mark.slow]
 
 LINUX = sys.platform.startswith("linux")
 LAUNCHERS = pytest.mark.parametrize("run_ranks", [launch.torchrun, launch.forked_ranks], ids=["torchrun", "forked"])
+# the slow cleanup paths (timeouts, interrupts) run on torchrun in make test-full; make test runs them forked, and
+# torchrun's own cleanup is what both share (rank_processes)
+CLEANUP_LAUNCHERS = pytest.mark.parametrize(
+    "run_ranks",
+    [pytest.param(launch.torchrun, marks=pytest.mark.full), launch.forked_ranks],
+    ids=["torchrun", "forked"],
+)
 
 
 def _script(folder: Path, name: str, body: str) -> Path:
@@ -177,7 +184,7 @@ def test_rank_killed_by_a_signal_is_named(run_ranks, tmp_path):
     assert "crashed or killed" in str(info.value) and "about to crash" in info.value.last_lines
 
 
-@LAUNCHERS
+@CLEANUP_LAUNCHERS
 def test_timeout_kills_every_process_of_the_launch(run_ranks, tmp_path):
     tag = uuid.uuid4().hex
     script = _script(
@@ -211,7 +218,7 @@ getattr(launch, sys.argv[3])(sys.argv[1], 2, timeout_s=300, env={"HPML_TEST_TAG"
 
 @pytest.mark.skipif(not LINUX, reason="finds processes through /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["interrupted", "killed"])
-@LAUNCHERS
+@CLEANUP_LAUNCHERS
 def test_no_orphans_when_the_notebook_is_interrupted_or_killed(run_ranks, tmp_path, sig):
     """SIGINT (the stop button) runs the launcher's cleanup; SIGKILL (a dead kernel) leaves it to PDEATHSIG."""
     tag = uuid.uuid4().hex
@@ -256,6 +263,18 @@ def test_no_orphans_when_the_notebook_is_interrupted_or_killed(run_ranks, tmp_pa
             driver.kill()
         for pid in _tagged(tag):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_torchrun_forks_its_ranks_while_grading_unless_told_otherwise(tmp_path, monkeypatch):
+    script = _script(tmp_path, "fails.py", "raise SystemExit('no rank gets far')\n")
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(launch.LaunchError, match=r"torchrun \(ranks forked while grading\)"):
+        launch.torchrun(script, 2, timeout_s=60, stream=False)
+    monkeypatch.setenv(launch.GRADING_LAUNCHER_ENV, "torchrun")
+    assert not launch.forks_while_grading()
+    monkeypatch.delenv("NBGRADER_EXECUTION")
+    monkeypatch.delenv(launch.GRADING_LAUNCHER_ENV)
+    assert not launch.forks_while_grading()
 
 
 def test_argument_errors(tmp_path):
