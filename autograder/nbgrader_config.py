@@ -19,6 +19,9 @@ when run from ``autograder/``.
   folder, limits, bubblewrap when it works; configured by the ``HPML_SANDBOX_*``
   variables the grading worker sets), between ``tamper.InsertTamperGuards`` and
   ``tamper.AuditTamperGuards`` (replaced comparison functions score zero).
+- Hidden tests that record results (``hpml_lab_utils.recorded``) are judged
+  outside the kernel: ``verdicts.JudgeRecordedResults`` compares each test cell's
+  records with the reference solution's (``grading/reference_results.py``).
 - Points follow test results: a test cell scores by its asserts, whatever it
   writes to stderr (``scoring.SaveAutoGradesByTests``; nbgrader alone scores
   any stderr output zero). The stderr text stays in the feedback.
@@ -63,6 +66,7 @@ from autograder.lab_settings import limits_for
 from autograder.pipeline.edited_cells import DropUnknownGradeIds
 from autograder.pipeline.preprocessors import CheckCellMetadataOnce, CleanReleaseMetadata, RedactTracebacks
 from autograder.pipeline.scoring import SaveAutoGradesByTests
+from autograder.pipeline.verdicts import JudgeRecordedResults
 
 c = get_config()  # noqa: F821 (injected by traitlets' config loader)
 
@@ -116,6 +120,7 @@ c.Autograde.autograde_preprocessors = [
     InsertTamperGuards,
     SandboxedExecute,  # nbgrader's Execute with the kernel in the scratch folder, inside the limits
     AuditTamperGuards,
+    JudgeRecordedResults,  # recorded results against the reference's, outside the kernel
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,

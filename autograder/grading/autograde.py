@@ -15,6 +15,8 @@ final result for the same lab version (unless ``force``).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import sys
 import time
@@ -29,9 +31,11 @@ from ..pipeline import gradebook as gradebook_rows
 from ..pipeline.generate import register_lab
 from ..pipeline.kernels import ensure_kernels
 from ..pipeline.nbgrader_app import open_gradebook
+from ..pipeline.verdicts import REFERENCE_ENV
 from ..records import FINAL, GRADER_ERROR, INVALID_NOTEBOOK, GradeResult, StatusStore, scored_in_gradebook
 from .classify import scored_outcome, unscored_outcome
 from .job import GRADEBOOK, LOG, WORKER_OUT, Progress, WorkerResult
+from .reference_results import reference_results
 from .scheduler import GradingTask, default_jobs, interrupts_deferred, run_workers
 from .slurm import SlurmOptions, run_array
 from .submissions import (
@@ -208,13 +212,27 @@ def grade_tasks(
             snapshot = gradebook_rows.snapshot_gradebook(lab, paths)
             for task in pending:
                 gradebook_rows.forget_grading(lab, task.student_id, paths, gradebook_too=False)
-            if slurm is not None:
-                run_array(lab, pending, paths, snapshot, limits, jobs, finished, slurm, say=tqdm.write)
-            else:
-                run_workers(lab, pending, paths, snapshot, limits, jobs, finished)
+            with _reference_for_workers(reference_results(lab, paths, limits)):
+                if slurm is not None:
+                    run_array(lab, pending, paths, snapshot, limits, jobs, finished, slurm, say=tqdm.write)
+                else:
+                    run_workers(lab, pending, paths, snapshot, limits, jobs, finished)
     finally:
         progress.close()
     return [results[t.student_id] for t in tasks if t.student_id in results]
+
+
+@contextlib.contextmanager
+def _reference_for_workers(path: Path | None):
+    """Workers (forked or Slurm tasks) inherit where the reference's records are; their kernels never do."""
+    if path is None:
+        yield
+        return
+    os.environ[REFERENCE_ENV] = str(path)
+    try:
+        yield
+    finally:
+        os.environ.pop(REFERENCE_ENV, None)
 
 
 def grade_one(

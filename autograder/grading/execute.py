@@ -15,13 +15,18 @@ import os
 import time
 from pathlib import Path
 
+from hpml_lab_utils.recorded import RECORD_MIME
+
 from ..isolation.tamper import GUARD_MIME, error_output
-from ..labs import cell_label
+from ..labs import cell_label, is_test_cell
 from ..limits import Limits
 from ..records import NOT_RUN_KEY
 from .job import DEADLINE_ENV, Progress
 
-STUCK_AFTER_INTERRUPT_S = 10  # a kernel that has not answered this long after an interrupt is taken as stuck
+STUCK_AFTER_INTERRUPT_S = 10
+MAX_RECORD_BYTES = (
+    16 << 20
+)  # a test cell's recorded results, outside the notebook's output limit  # a kernel that has not answered this long after an interrupt is taken as stuck
 
 
 def notebook_deadline_s() -> float | None:
@@ -147,11 +152,14 @@ def cap_outputs(cell, limit: int, used: int = 0) -> tuple[bool, int]:
     ``used``: bytes the notebook's earlier cells already used. Text beyond the
     limit is cut (a note says so); rich outputs beyond it are dropped; error
     outputs are always kept (they are how a test fails), and so are the tamper
-    guard's markers (:data:`~autograder.isolation.tamper.GUARD_MIME`), which the audit reads and removes.
+    guard's markers (:data:`~autograder.isolation.tamper.GUARD_MIME`), which the audit reads and removes, and a
+    test cell's recorded results up to :data:`MAX_RECORD_BYTES` per cell (they are how it passes; the judge reads
+    and removes them): student output before a test cannot push its results out.
     """
     if cell.get("cell_type") != "code" or limit <= 0:
         return False, used
-    cut, kept = False, []
+    cut, kept, records = False, [], 0
+    test = is_test_cell(cell)
     note = f"\n[output cut: over the limit of {limit} bytes of output per notebook]\n"
     for out in cell.get("outputs", []):
         kind = out.get("output_type")
@@ -171,6 +179,13 @@ def cap_outputs(cell, limit: int, used: int = 0) -> tuple[bool, int]:
                 kept.append(out)  # the tamper guard's marker: the audit needs it, it is removed after
                 continue
             size = sum(len(str(v)) for v in out.get("data", {}).values())
+            if test and RECORD_MIME in out.get("data", {}):
+                records += size
+                if records <= MAX_RECORD_BYTES:
+                    kept.append(out)
+                else:
+                    cut = True
+                continue
             if used + size > limit:
                 cut = True
                 continue

@@ -36,6 +36,7 @@ from ..limits import Limits
 from ..paths import CoursePaths
 from ..pipeline.edited_cells import submission_changes
 from ..pipeline.nbgrader_app import COURSE_ID, kernel_env, load_config, run_nbgrader
+from ..pipeline.verdicts import REFERENCE_ENV
 from .execute import tracking_execute_class
 from .job import GRADEBOOK, KERNEL_REPORT, LOG, WORKER_OUT, Progress, WorkerResult, kernel_report
 
@@ -95,6 +96,8 @@ def grade(lab: str, student_id: str, job: Path) -> WorkerResult:
     base = next((p for p in configured if isinstance(p, type) and issubclass(p, Execute)), Execute)
     execute = tracking_execute_class(job, base, limits.max_output_bytes)
     cfg.Autograde.autograde_preprocessors = [execute if p is base else p for p in configured]
+    # the reference's records are the grader's: no kernel of this worker sees where they are
+    cfg.JudgeRecordedResults.reference_file = os.environ.pop(REFERENCE_ENV, "")
     with Gradebook(cfg.CourseDirectory.db_url, COURSE_ID) as gb:  # the copy may hold this student's last grading
         remove_submission(gb, lab, student_id)
     submitted = paths.submitted / student_id / lab

@@ -29,7 +29,8 @@ from traitlets.config.loader import PyFileConfigLoader
 from ..paths import CONFIG_FILE, RELEASE_DIRNAME, CoursePaths
 
 COURSE_ID = "hpml"
-ENV_FOR_KERNELS = {"HPML_FAST": "1"}
+# fast mode; hidden tests hand their results to the grader (hpml_lab_utils.recorded)
+ENV_FOR_KERNELS = {"HPML_FAST": "1", "HPML_RECORD_RESULTS": "1"}
 
 
 def ensure_tools_on_path() -> None:

@@ -94,6 +94,13 @@ CASES: dict[str, Case] = {
     "wrong_and_quiet": Case(
         "one wrong answer, stderr and warnings silenced in every cell", GRADED, (WRONG_TEST,), base="one_wrong"
     ),
+    "quiet_kernel": Case(
+        "one wrong answer, and a kernel that reports no error: its session drops every error message and turns "
+        "every failed execute reply into `ok` (the wrong answer's recorded results still differ)",
+        GRADED,
+        (WRONG_TEST,),
+        base="one_wrong",
+    ),
     "scripts_in_outputs": Case(
         "right answers that also display HTML with an event handler and a JavaScript output", GRADED, ()
     ),
@@ -151,6 +158,21 @@ _WARNS_ON_STDERR = (
 _SILENCED = (
     "import io, sys, warnings  # adversarial: nothing reaches stderr\n"
     "warnings.simplefilter('ignore')\nsys.stderr = io.StringIO()\n"
+)
+# the kernel's own reports rebound: nbgrader sees no error from any later cell
+_QUIET_KERNEL = (
+    "import IPython  # adversarial: the kernel reports no error any more\n"
+    "_session = IPython.get_ipython().kernel.session\n"
+    "_send = _session.send\n\n\n"
+    "def _quiet_send(stream, msg_or_type, content=None, *args, **kwargs):\n"
+    "    kind = msg_or_type if isinstance(msg_or_type, str) else msg_or_type.get('header', {}).get('msg_type')\n"
+    "    if kind == 'error':\n"
+    "        return None\n"
+    "    if kind == 'execute_reply' and isinstance(content, dict) and content.get('status') == 'error':\n"
+    "        content = {'status': 'ok', 'execution_count': content.get('execution_count'), 'payload': [],\n"
+    "                   'user_expressions': {}}\n"
+    "    return _send(stream, msg_or_type, content, *args, **kwargs)\n\n\n"
+    "_session.send = _quiet_send\n"
 )
 _HUGE_OUTPUT = "print(('x' * 999 + '\\n') * 5000)  # adversarial: 5 MB of output\n"
 _SCRIPTS = (
@@ -273,6 +295,7 @@ def adversarial_notebooks(
     out["network"] = _prepend(perfect, ATTACK_CELL, _network(port))
     out["warns_on_stderr"] = _append(perfect, ATTACK_CELL, _WARNS_ON_STDERR)
     out["wrong_and_quiet"] = _after_setup(wrong, _SILENCED)
+    out["quiet_kernel"] = _after_setup(wrong, _QUIET_KERNEL)
     out["scripts_in_outputs"] = _prepend(perfect, ATTACK_CELL, _SCRIPTS)
     nb = nbformat.from_dict(perfect)
     nb.metadata["deep"] = []

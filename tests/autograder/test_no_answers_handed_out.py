@@ -143,7 +143,10 @@ def twins_of(lab: str, name: str, specs: list) -> list[str]:
 @pytest.mark.parametrize("lab,name,specs", GRADED, ids=[f"{lab.split('_')[0]}-{name}" for lab, name, _ in GRADED])
 def test_no_package_helper_computes_a_graded_function(lab, name, specs):
     # In a forked child: an alarm that stops a helper halfway through a lazy import (torch._dynamo, say) leaves
-    # that module half-initialised, and every later test in this process that needs it would fail.
+    # that module half-initialised, and every later test in this process that needs it would fail. torch itself
+    # is imported here first: a helper's alarm cut short the child's own first import of it when this test ran
+    # before any other test of its worker had imported torch.
+    importlib.import_module("torch")
     with multiprocessing.get_context("fork").Pool(1) as pool:
         twins = pool.apply(twins_of, (lab, name, specs))
     assert not twins, f"hpml_lab_utils helpers compute {lab}'s graded {name}: {twins}"
