@@ -27,11 +27,17 @@ lines...). Two nbgrader preprocessors make that visible and worth zero points:
   (``abs = lambda x: 0``). It never objects to ``import numpy as np``,
   ``from numpy import allclose`` or a student's own helper called ``check``.
 - :class:`AuditTamperGuards` (autograde, just after ``Execute``) works outside
-  the kernel: each guarded test cell must carry the guard's signed marker
-  (an HMAC with a per-run key). A test cell that ran without a valid marker had
-  its guard line rewritten, skipped or silenced: the audit adds a
+  the kernel: each guarded test cell must carry the guard's marker with that
+  cell's own nonce (a random value the grader writes into the cell's guard line
+  only; no key lives in the kernel). A test cell that ran without it had its
+  guard line rewritten, skipped or silenced: the audit adds a
   ``TamperingDetected`` error output, so nbgrader scores it zero even if student
-  code swallowed the exception. It then removes the guard cell, the guard lines
+  code swallowed the exception. After each guarded test cell the grader runs a
+  probe of its own, a cell that must fail with an error quoting a name only the grader knows
+  (:data:`PROBE_KEY`); a probe whose error does not come back means the kernel's
+  reports were changed (errors dropped, replies rewritten): from the test cell
+  before it on, no test cell that passed is trusted, and each gets
+  ``TamperingDetected``. It then removes the guard cell, the guard lines
   and the markers, and redacts any output line that quotes the guard's code, so
   the autograded notebook and its feedback look like the student's notebook.
 
@@ -52,7 +58,8 @@ Where they go (``autograder/nbgrader_config.py``)::
     c.Execute.extra_arguments = [..., "--HistoryManager.enabled=False"]  # no history file to read back
 
 Cost (2 shared cores, load 4-5): one guard call takes about 1.2 ms with
-numpy and hpml_lab_utils watched, about 3 ms when torch is watched; the whole
+numpy and hpml_lab_utils watched, about 3 ms when torch is watched; each probe
+about 15 ms more (a cell's round trip and a syntax error's report); the whole
 lab01 solution grades in the same time with and without guards (13.5 s vs
 13.9 s, noise) and keeps full marks with no tampering reported.
 
@@ -68,8 +75,9 @@ silenced ``showtraceback``. Honest notebooks (``import numpy as np``,
 are not flagged. Test cells that ran *before* the tampering are graded normally.
 
 Not guaranteed: code in the same process can defeat any in-process check. It
-can find the guard (a random name in ``builtins``), read its HMAC key from the
-closure and forge markers, patch C-level state (ctypes), or change objects the
+can find the guard (a random name in ``builtins``) and call it, hook the
+execution of later cells to read their nonces, tell a probe from a test cell by
+its source, patch C-level state (ctypes), or change objects the
 guard does not watch (methods of library classes such as
 ``hpml_lab_utils.timing.Stats``, ``numpy.ndarray`` subclasses it returns,
 modules it does not list). An encoded copy of hidden test code printed by the
@@ -82,7 +90,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import hashlib
 import hmac
 import importlib.util
 import json
@@ -99,6 +106,7 @@ from traitlets import List
 
 from ..labs import is_test_cell
 from ..records import NOT_RUN_KEY
+from .probes import PROBE_KEY, distrust_after_silent_probe, probe_cell
 
 EXCEPTION_NAME = "TamperingDetected"
 GUARD_MIME = "application/vnd.hpml.guard+json"
@@ -213,11 +221,6 @@ def imported_modules(source: str) -> list[str]:
     return out
 
 
-def marker_signature(key: bytes, cell_id: str, verdict: str) -> str:
-    """HMAC the guard attaches to its marker: proves the real guard ran in that cell."""
-    return hmac.new(key, f"{cell_id}\x00{verdict}".encode(), hashlib.sha256).hexdigest()
-
-
 # --------------------------------------------------------------------------- kernel side code
 
 GUARD_FILE = Path(__file__).with_name("kernel_guard.py")  # the kernel-side code, read as text, never imported here
@@ -237,9 +240,9 @@ def setup_source(conf: dict) -> str:
     return f"{code}\n\n\n{call}\ndel {SETUP_FUNCTION}\n"
 
 
-def guard_line(token: str, cell_id: str, free: Iterable[str]) -> str:
-    """The one line put in front of a test cell."""
-    return f"{token}({cell_id!r}, {tuple(free)!r})  {GUARD_LINE_MARK}\n"
+def guard_line(token: str, cell_id: str, free: Iterable[str], nonce: str) -> str:
+    """The one line put in front of a test cell (``nonce``: the value its marker must carry back)."""
+    return f"{token}({cell_id!r}, {tuple(free)!r}, {nonce!r})  {GUARD_LINE_MARK}\n"
 
 
 # --------------------------------------------------------------------------- preprocessors
@@ -253,7 +256,6 @@ class InsertTamperGuards(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         token = "_h" + secrets.token_hex(12)
-        key = secrets.token_hex(32)
         tests = [c for c in nb.cells if is_test_cell(c)]
         modules = list(self.watched_modules)
         all_test_source = "\n".join(c.source for c in tests)
@@ -279,17 +281,19 @@ class InsertTamperGuards(NbGraderPreprocessor):
             | {d for d in (package_dir("hpml_lab_utils"),) if d}
         )
         builtin_names = set(dir(builtins))
-        guarded = {}
+        guarded, nonces = {}, {}
         for i, cell in enumerate(tests):
             cell_id = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell{i}"
             if cell.source.lstrip().startswith("%%"):
                 continue  # a cell magic must stay on the first line; such a cell is not guarded
-            line = guard_line(token, cell_id, [n for n in free_names(cell.source) if n in builtin_names])
+            nonces[cell_id] = secrets.token_hex(16)
+            line = guard_line(
+                token, cell_id, [n for n in free_names(cell.source) if n in builtin_names], nonces[cell_id]
+            )
             cell.source = line + cell.source
             guarded[cell_id] = line
         conf = {
             "token": token,
-            "key": key,
             "cells": sorted(guarded),
             "modules": modules,
             "tops": tops,
@@ -324,7 +328,14 @@ class InsertTamperGuards(NbGraderPreprocessor):
         if (nb.get("nbformat"), nb.get("nbformat_minor", 0)) >= (4, 5):
             setup["id"] = "hpml-tamper-guard"
         nb.cells.insert(0, setup)
-        resources[RESOURCES_KEY] = {"key": key, "token": token, "guarded": guarded, "setup": setup.source}
+        version = (nb.get("nbformat"), nb.get("nbformat_minor", 0))
+        with_probes = []
+        for cell in nb.cells:
+            with_probes.append(cell)
+            if is_test_cell(cell) and cell.metadata.get("nbgrader", {}).get("grade_id") in guarded:
+                with_probes.append(probe_cell("_hpml_probe_" + secrets.token_hex(12), version, GUARD_LINE_MARK))
+        nb.cells = with_probes
+        resources[RESOURCES_KEY] = {"token": token, "guarded": guarded, "nonces": nonces, "setup": setup.source}
         return nb, resources
 
 
@@ -346,7 +357,7 @@ class AuditTamperGuards(NbGraderPreprocessor):
         info = resources.get(RESOURCES_KEY)
         if not info:
             return nb, resources
-        key = bytes.fromhex(info["key"])
+        nonces = info["nonces"]
         token = info["token"]
         for cell in nb.cells:
             if cell.get("metadata", {}).get(SETUP_KEY) == "setup":
@@ -358,7 +369,7 @@ class AuditTamperGuards(NbGraderPreprocessor):
                     )
         nb.cells = [c for c in nb.cells if c.get("metadata", {}).get(SETUP_KEY) != "setup"]
         guard_code = [ln.strip() for ln in info["setup"].splitlines() if len(ln.strip()) >= self.min_quote_length]
-        guard_code += [token, info["key"]]
+        guard_code += [token, *nonces.values()]
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
@@ -375,9 +386,7 @@ class AuditTamperGuards(NbGraderPreprocessor):
                         line is not None
                         and isinstance(marker, dict)
                         and marker.get("cell") == cell_id
-                        and hmac.compare_digest(
-                            str(marker.get("sig", "")), marker_signature(key, cell_id, str(marker.get("verdict")))
-                        )
+                        and hmac.compare_digest(str(marker.get("nonce", "")), nonces.get(cell_id, ""))
                     ):
                         verdicts.append(marker)
                     continue  # markers never stay in the notebook; forged ones are ignored
@@ -389,6 +398,9 @@ class AuditTamperGuards(NbGraderPreprocessor):
             if line is not None and NOT_RUN_KEY not in cell.metadata:
                 self._enforce(cell, cell_id, verdicts)
             _redact_outputs(cell, guard_code)
+        # after the markers: a cell whose guard did not run keeps that message; then no probe stays
+        distrust_after_silent_probe(nb, lambda message: _one_line_error(message))
+        nb.cells = [c for c in nb.cells if PROBE_KEY not in c.get("metadata", {})]
         return nb, resources
 
     def _enforce(self, cell, cell_id, verdicts):

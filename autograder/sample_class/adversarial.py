@@ -96,9 +96,10 @@ CASES: dict[str, Case] = {
     ),
     "quiet_kernel": Case(
         "one wrong answer, and a kernel that reports no error: its session drops every error message and turns "
-        "every failed execute reply into `ok` (the wrong answer's recorded results still differ)",
-        GRADED,
-        (WRONG_TEST,),
+        "every failed execute reply into `ok` (the grader's first probe finds it; the wrong answer's recorded "
+        "results differ anyway)",
+        TAMPERED,
+        None,
         base="one_wrong",
     ),
     "scripts_in_outputs": Case(

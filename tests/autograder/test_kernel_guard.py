@@ -7,6 +7,7 @@ here without a kernel: an honest test cell gets an ``ok`` marker, a replaced
 
 from __future__ import annotations
 
+import ast
 import builtins
 
 import numpy
@@ -52,12 +53,14 @@ def _markers(shell) -> list[dict]:
     return [out["data"][GUARD_MIME] for out in outputs if GUARD_MIME in out["data"]]
 
 
-def test_an_honest_test_cell_gets_a_signed_ok(guarded_shell):
+def test_an_honest_test_cell_gets_an_ok_with_its_own_nonce(guarded_shell):
     shell, nb = guarded_shell
     result = shell.run_cell(nb.cells[1].source)
     assert result.success, result.error_in_exec
     [marker] = _markers(shell)
-    assert marker["cell"] == "test_close" and marker["verdict"] == "ok" and len(marker["sig"]) == 64
+    nonce = ast.literal_eval(ast.parse(nb.cells[1].source.splitlines()[0]).body[0].value.args[2])
+    assert marker["cell"] == "test_close" and marker["verdict"] == "ok" and marker["nonce"] == nonce
+    assert len(nonce) == 32 and nonce not in nb.cells[0].source  # written into its own cell only
     assert SETUP_FUNCTION not in shell.user_ns  # the set-up function deletes itself
 
 

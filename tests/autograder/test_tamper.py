@@ -295,9 +295,10 @@ def _seconds_for_tests(guard: bool, n: int = 25) -> float:
 @pytest.mark.slow
 def test_guard_overhead_per_test_cell_is_small():
     plain, guarded = _seconds_for_tests(False), _seconds_for_tests(True)
-    print(f"per test cell: {plain * 1e3:.2f} ms unguarded, {guarded * 1e3:.2f} ms guarded")
-    # generous for a shared 2-core machine; measured about 1 ms (see the report in tamper.py's docstring)
-    assert guarded - plain < 0.02, f"the guard adds {(guarded - plain) * 1e3:.1f} ms per test cell"
+    print(f"per test cell: {plain * 1e3:.2f} ms unguarded, {guarded * 1e3:.2f} ms guarded (guard line and probe)")
+    # generous for a shared 2-core machine: the guard's check costs about 1 ms, the probe after each test cell
+    # (one more cell, a syntax error the kernel must report) about 15 ms (see tamper.py's docstring)
+    assert guarded - plain < 0.05, f"the guard adds {(guarded - plain) * 1e3:.1f} ms per test cell"
 
 
 # --------------------------------------------------------------------------- course level (real nbgrader)
