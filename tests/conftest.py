@@ -15,6 +15,8 @@ Each lab of ``solutions/`` gets a marker named for it (``pytest -m lab04``), rea
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 from xdist.scheduler import LoadScopeScheduling
@@ -31,6 +33,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # the grader's kernels do (autograder.grading.scheduler.kernel_threads says why, with figures). Every kernel
     # and worker started from here inherits it.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # each lab's reference results computed once per run, shared by every grading folder (the xdist workers inherit
+    # the controller's folder); never reused from an earlier run
+    if "PYTEST_XDIST_WORKER" not in os.environ and not os.environ.get("HPML_REFERENCE_CACHE"):
+        os.environ["HPML_REFERENCE_CACHE"] = tempfile.mkdtemp(prefix="hpml-reference-")
+        config.add_cleanup(lambda: shutil.rmtree(os.environ.pop("HPML_REFERENCE_CACHE", ""), ignore_errors=True))
     for lab in all_labs():
         config.addinivalue_line("markers", f"{lab.short}: checks of {lab.name}")
 

@@ -7,7 +7,10 @@ student's, with the grading kernels' environment, and keeps each test cell's
 records in the grading folder (hidden from student kernels by the sandbox).
 The file is named for a hash of the lab's source notebooks, the course
 package and the kernels' environment: it is reused while those are unchanged,
-and a fresh grading folder (every CI run) computes it afresh.
+and a fresh grading folder computes it afresh. The test suite shares one
+computation per lab among the grading folders of one run
+(``$HPML_REFERENCE_CACHE``, a folder of that run), so every CI run computes
+each reference once.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ..pipeline.verdicts import notebook_records
 from .versions import digest
 
 FORMAT = 1
+CACHE_ENV = "HPML_REFERENCE_CACHE"
 LEFT_OUT = shutil.ignore_patterns("lab.toml", "mutants.toml", "torch_extensions", ".ipynb_checkpoints", "__pycache__")
 
 
@@ -47,7 +51,11 @@ def reference_key(lab: str, paths: CoursePaths) -> str:
 
 
 def reference_file(lab: str, paths: CoursePaths) -> Path:
-    return paths.work / "reference" / f"{lab}-{reference_key(lab, paths)[:16]}.json"
+    """Where the lab's reference records are kept: the grading folder, or ``$HPML_REFERENCE_CACHE`` when that
+    folder is set and writable (a test run shares one computation per lab among its grading folders)."""
+    shared = os.environ.get(CACHE_ENV, "").strip()
+    folder = Path(shared) if shared and os.access(shared, os.W_OK) else paths.work / "reference"
+    return folder / f"{lab}-{reference_key(lab, paths)[:16]}.json"
 
 
 def reference_results(lab: str, paths: CoursePaths, limits: Limits) -> Path | None:
@@ -60,7 +68,7 @@ def reference_results(lab: str, paths: CoursePaths, limits: Limits) -> Path | No
     target = reference_file(lab, paths)
     if target.is_file():
         return target
-    run = paths.work / "reference" / f"{lab}-run"
+    run = paths.work / "reference" / f"{lab}-run-{os.getpid()}"
     if run.exists():
         shutil.rmtree(run)
     shutil.copytree(source_notebooks(lab, paths)[0].parent, run, ignore=LEFT_OUT)

@@ -39,6 +39,7 @@ from ..pipeline.nbgrader_app import COURSE_ID, kernel_env, load_config, run_nbgr
 from ..pipeline.verdicts import REFERENCE_ENV
 from .execute import tracking_execute_class
 from .job import GRADEBOOK, KERNEL_REPORT, LOG, WORKER_OUT, Progress, WorkerResult, kernel_report
+from .reference_results import CACHE_ENV
 
 
 def _error_cells(nb, names: tuple[str, ...]) -> list[str]:
@@ -98,6 +99,7 @@ def grade(lab: str, student_id: str, job: Path) -> WorkerResult:
     cfg.Autograde.autograde_preprocessors = [execute if p is base else p for p in configured]
     # the reference's records are the grader's: no kernel of this worker sees where they are
     cfg.JudgeRecordedResults.reference_file = os.environ.pop(REFERENCE_ENV, "")
+    os.environ.pop(CACHE_ENV, None)
     with Gradebook(cfg.CourseDirectory.db_url, COURSE_ID) as gb:  # the copy may hold this student's last grading
         remove_submission(gb, lab, student_id)
     submitted = paths.submitted / student_id / lab
