@@ -125,3 +125,10 @@ def test_the_judge_fails_cells_whose_records_differ_and_removes_every_record(tmp
         "t_extra": [EXCEPTION_NAME],
     }
     assert RECORD_MIME not in nbformat.writes(nb)
+
+
+def test_plain_nbgrader_cannot_grade_a_recorded_lab_without_the_reference():
+    cell = _test_cell("t", [])
+    cell.source = "from hpml_lab_utils.recorded import record\nrecord('v', 1.0)\n"
+    with pytest.raises(RuntimeError, match="python -m autograder autograde"):
+        JudgeRecordedResults().preprocess(nbformat.v4.new_notebook(cells=[cell]), {})
