@@ -16,7 +16,6 @@ final result for the same lab version (unless ``force``).
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sys
 import time
@@ -30,7 +29,7 @@ from ..paths import CoursePaths
 from ..pipeline import gradebook as gradebook_rows
 from ..pipeline.generate import register_lab
 from ..pipeline.kernels import ensure_kernels
-from ..pipeline.nbgrader_app import open_gradebook
+from ..pipeline.nbgrader_app import environment, open_gradebook
 from ..pipeline.verdicts import REFERENCE_ENV
 from ..records import FINAL, GRADER_ERROR, INVALID_NOTEBOOK, GradeResult, StatusStore, scored_in_gradebook
 from .classify import scored_outcome, unscored_outcome
@@ -222,17 +221,9 @@ def grade_tasks(
     return [results[t.student_id] for t in tasks if t.student_id in results]
 
 
-@contextlib.contextmanager
-def _reference_for_workers(path: Path | None):
+def _reference_for_workers(path: Path | None) -> contextlib.AbstractContextManager[None]:
     """Workers (forked or Slurm tasks) inherit where the reference's records are; their kernels never do."""
-    if path is None:
-        yield
-        return
-    os.environ[REFERENCE_ENV] = str(path)
-    try:
-        yield
-    finally:
-        os.environ.pop(REFERENCE_ENV, None)
+    return environment({REFERENCE_ENV: str(path)}) if path is not None else contextlib.nullcontext()
 
 
 def grade_one(

@@ -23,10 +23,8 @@ from ..limits import Limits
 from ..records import NOT_RUN_KEY
 from .job import DEADLINE_ENV, Progress
 
-STUCK_AFTER_INTERRUPT_S = 10
-MAX_RECORD_BYTES = (
-    16 << 20
-)  # a test cell's recorded results, outside the notebook's output limit  # a kernel that has not answered this long after an interrupt is taken as stuck
+STUCK_AFTER_INTERRUPT_S = 10  # a kernel that has not answered this long after an interrupt is taken as stuck
+MAX_RECORD_BYTES = 16 << 20  # a test cell's recorded results, outside the notebook's output limit
 
 
 def notebook_deadline_s() -> float | None:

@@ -15,7 +15,6 @@ each reference once.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -28,7 +27,7 @@ import nbformat
 from ..labs import CourseError, source_notebooks
 from ..limits import Limits
 from ..paths import PACKAGE_DIR, CoursePaths
-from ..pipeline.nbgrader_app import ENV_FOR_KERNELS
+from ..pipeline.nbgrader_app import ENV_FOR_KERNELS, environment
 from ..pipeline.verdicts import notebook_records
 from .versions import digest
 
@@ -68,12 +67,13 @@ def reference_results(lab: str, paths: CoursePaths, limits: Limits) -> Path | No
     target = reference_file(lab, paths)
     if target.is_file():
         return target
+    sources = source_notebooks(lab, paths)
     run = paths.work / "reference" / f"{lab}-run-{os.getpid()}"
     if run.exists():
         shutil.rmtree(run)
-    shutil.copytree(source_notebooks(lab, paths)[0].parent, run, ignore=LEFT_OUT)
+    shutil.copytree(sources[0].parent, run, ignore=LEFT_OUT)
     records: dict[str, list[dict]] = {}
-    for source in source_notebooks(lab, paths):
+    for source in sources:
         nb = _execute(run / source.name, limits)
         records |= notebook_records(nb)
     shutil.rmtree(run, ignore_errors=True)
@@ -100,7 +100,7 @@ def _execute(path: Path, limits: Limits) -> nbformat.NotebookNode:
         resources={"metadata": {"path": str(path.parent)}},
         allow_errors=True,
     )
-    with _environment(_kernel_env()):
+    with environment(_kernel_env()):
         client.execute()
     for i, cell in enumerate(nb.cells):
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
@@ -110,17 +110,3 @@ def _execute(path: Path, limits: Limits) -> nbformat.NotebookNode:
                 f"({errors[0].get('ename')}: {errors[0].get('evalue')}): fix the source before grading"
             )
     return nb
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]):
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v

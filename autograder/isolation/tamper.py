@@ -399,7 +399,7 @@ class AuditTamperGuards(NbGraderPreprocessor):
                 self._enforce(cell, cell_id, verdicts)
             _redact_outputs(cell, guard_code)
         # after the markers: a cell whose guard did not run keeps that message; then no probe stays
-        distrust_after_silent_probe(nb, lambda message: _one_line_error(message))
+        distrust_after_silent_probe(nb, _one_line_error)
         nb.cells = [c for c in nb.cells if PROBE_KEY not in c.get("metadata", {})]
         return nb, resources
 

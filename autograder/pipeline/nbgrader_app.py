@@ -19,7 +19,7 @@ import shutil
 import sys
 import traceback
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,11 +57,16 @@ def load_config(paths: CoursePaths | None = None) -> Config:
     return cfg
 
 
+def kernel_env() -> contextlib.AbstractContextManager[None]:
+    """Environment the grading kernels inherit: ``HPML_FAST=1`` (small problem sizes), results recorded."""
+    return environment(ENV_FOR_KERNELS)
+
+
 @contextlib.contextmanager
-def kernel_env() -> Iterator[None]:
-    """Environment the grading kernels inherit: ``HPML_FAST=1`` (small problem sizes)."""
-    old = {k: os.environ.get(k) for k in ENV_FOR_KERNELS}
-    os.environ.update(ENV_FOR_KERNELS)
+def environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` set in this process's environment (and so every child's) while the block runs, then restored."""
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
     try:
         yield
     finally:

@@ -113,7 +113,6 @@ def _arrays_close(e: np.ndarray, g: np.ndarray, rtol: float, atol: float) -> boo
 
 def judge(expected: list[dict], got: list[dict]) -> str | None:
     """Why a test cell's records do not match the reference's (names only, never values), or None when they do."""
-    names = [r["name"] for r in expected]
     for i, ref in enumerate(expected):
         if i >= len(got):
             return f"{ref['name']}: no result was recorded (the test stopped before it, or its records were lost)"
@@ -126,7 +125,7 @@ def judge(expected: list[dict], got: list[dict]) -> str | None:
         if not same(decode(ref["value"]), value, float(ref.get("rtol", 0.0)), float(ref.get("atol", 0.0))):
             return f"{ref['name']}: the result differs from the reference solution's on the same inputs"
     if len(got) > len(expected):
-        return f"results were recorded that the test does not make ({len(got) - len(names)} more than its {len(names)})"
+        return f"results were recorded that the test does not make ({len(got) - len(expected)} more than its {len(expected)})"
     return None
 
 
