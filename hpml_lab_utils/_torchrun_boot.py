@@ -141,9 +141,21 @@ def _become_rank(rank: int, nproc: int, port: str, log_dir: str) -> None:
         sys.modules["numpy.random"].seed()  # each rank its own global numpy stream (`random` reseeds itself)
 
 
+def _mentions_optimizers(script: str) -> bool:
+    """Does the script name ``torch.optim`` (or an optimizer)? A guess that only decides what loads before the forks."""
+    try:
+        with open(script, encoding="utf-8", errors="replace") as f:
+            return "optim" in f.read()
+    except OSError:
+        return False
+
+
 def _ranks(argv: list) -> int:
     nproc, log_dir, script, args = int(argv[0]), argv[1], argv[2], argv[3:]
     import torch.distributed as dist  # once, before the forks: every rank shares the loaded library
+
+    if _mentions_optimizers(script):
+        import torch._dynamo  # noqa: F401 - what an optimizer's first call imports (2 CPU s), once instead of per rank
 
     children: dict[int, int] = {}  # pid -> rank
     port_pipes: list[int] = []
