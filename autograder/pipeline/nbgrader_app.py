@@ -11,6 +11,7 @@ current directory does not matter, pointed at the folders of a
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import os
@@ -33,17 +34,37 @@ COURSE_ID = "hpml"
 ENV_FOR_KERNELS = {"HPML_FAST": "1", "HPML_RECORD_RESULTS": "1"}
 
 
-def ensure_tools_on_path() -> None:
-    """nbgrader starts the ``alembic`` executable to create a gradebook: put this Python's ``bin`` on PATH."""
+def prepare_nbgrader() -> None:
+    """Before nbgrader runs in this process: its ``alembic`` executable on PATH (``nbgrader db upgrade`` starts it),
+    and the gradebook schema's version read here rather than by that executable.
+
+    nbgrader's ``Gradebook`` runs ``alembic heads`` each time it creates a gradebook: a Python that imports
+    SQLAlchemy and Alembic, 4 CPU seconds for one revision id, in every new grading folder.
+    """
     bindir = str(Path(sys.executable).parent)
     if shutil.which("alembic") is None and bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    import nbgrader.api
+
+    nbgrader.api.get_alembic_version = gradebook_schema_head
+
+
+@functools.cache
+def gradebook_schema_head() -> str:
+    """The newest revision of nbgrader's gradebook schema (what ``alembic heads`` prints for nbgrader's scripts)."""
+    from alembic.config import Config as AlembicConfig
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import ALEMBIC_DIR
+
+    config = AlembicConfig()
+    config.set_main_option("script_location", ALEMBIC_DIR)
+    return ScriptDirectory.from_config(config).get_current_head()
 
 
 def load_config(paths: CoursePaths | None = None) -> Config:
     """Load ``autograder/nbgrader_config.py`` and point it at the folders of ``paths``."""
     paths = paths or CoursePaths.from_env()
-    ensure_tools_on_path()
+    prepare_nbgrader()
     cfg = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
     cd = cfg.CourseDirectory
     cd.course_id = COURSE_ID
@@ -137,7 +158,7 @@ def open_gradebook(paths: CoursePaths):
     """The course gradebook (nbgrader's ``Gradebook``, a context manager), its folder created if needed."""
     from nbgrader.api import Gradebook
 
-    ensure_tools_on_path()
+    prepare_nbgrader()
     paths.work.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

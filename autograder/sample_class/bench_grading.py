@@ -54,7 +54,7 @@ from ..grading.slurm import SlurmOptions
 from ..labs import source_notebooks
 from ..paths import CoursePaths
 from ..pipeline.generate import register_lab
-from ..pipeline.nbgrader_app import ensure_tools_on_path, open_gradebook
+from ..pipeline.nbgrader_app import open_gradebook, prepare_nbgrader
 from .build import LAB, build_sample_class
 
 KINDS = ("perfect", "one_wrong", "untouched")
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     base.mkdir(parents=True, exist_ok=True)
     root = CoursePaths.from_env().root
     setup = CoursePaths(root=root, work=base / "setup", release=root / "labs")
-    ensure_tools_on_path()
+    prepare_nbgrader()
     release = register_lab(LAB, setup)[0]
     source = source_notebooks(LAB, setup)[0]
     class_dir = base / "class"

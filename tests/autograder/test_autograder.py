@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import sqlalchemy
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder import cli, labs, sample_class
@@ -280,6 +281,18 @@ def test_grader_error_message_names_the_root_cause():
     assert nbgrader_app.RunLog(False, log).last_error() == "Kernel died while waiting for execute reply."
     tb = "Traceback (most recent call last):\n  File 'x'\nsqlalchemy.exc.OperationalError: database is locked\n"
     assert nbgrader_app.RunLog(False, "", tb).last_error() == "OperationalError: database is locked"
+
+
+def test_the_gradebook_schema_version_read_in_process_is_the_alembic_commands(tmp_path):
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    nbgrader_app.prepare_nbgrader()
+    with _temp_alembic_ini(f"sqlite:///{tmp_path / 'unused.db'}") as ini:
+        heads = subprocess.run(["alembic", "-c", ini, "heads"], capture_output=True, text=True, check=True).stdout
+    assert nbgrader_app.gradebook_schema_head() == heads.split()[0]
+    with nbgrader_app.open_gradebook(CoursePaths.from_env(work=tmp_path / "work")) as gb:
+        version = gb.db.execute(sqlalchemy.text("SELECT version_num FROM alembic_version")).scalar_one()
+    assert version == heads.split()[0]
 
 
 def test_write_csv_to_stream():
