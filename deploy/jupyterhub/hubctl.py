@@ -321,7 +321,8 @@ def start(prefix: Path, port: int, users: list[str], admins: list[str], timeout:
 
 
 def stop(prefix: Path, timeout: float = 20.0) -> bool:
-    """Stop the hub started by :func:`start`: SIGTERM to its process group, SIGKILL after ``timeout``."""
+    """Stop the hub started by :func:`start`: SIGTERM to its process group, SIGKILL after ``timeout`` to what is
+    left of it and of the servers it spawned; returns once they are gone."""
     pid = _pid(prefix)
     if pid is None:
         return False
@@ -332,9 +333,16 @@ def stop(prefix: Path, timeout: float = 20.0) -> bool:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # reap it when this process started it
         time.sleep(0.2)
-    for p in [pid, *users_servers]:
-        if _alive(p):
+    left = [p for p in [pid, *users_servers] if _alive(p)]
+    for p in left:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(p, signal.SIGKILL)
+    # a SIGKILL takes effect a moment later: return once nothing is left (a busy machine can take a while)
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline and any(_alive(p) for p in left):
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.05)
     (prefix / "state" / "hub.pid").unlink(missing_ok=True)
     return True
 
