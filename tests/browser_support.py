@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -66,6 +67,21 @@ def busy(page) -> bool:
     return page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() == 0
 
 
+def _answer_dialog(page, index: int, screenshot: str) -> None:
+    """A dialog would take every click (one came up once on a busy machine, unseen): answer it with its default
+    button as a student would, after a screenshot and a warning that names it in the test summary."""
+    dialog = page.locator(".jp-Dialog")
+    if not (dialog.count() and dialog.first.is_visible()):
+        return
+    page.screenshot(path=str(screenshot_dir() / f"dialog-{screenshot}"))
+    text = " ".join((dialog.first.text_content() or "").split())[:300]
+    warnings.warn(
+        f"before code cell {index}, JupyterLab showed a dialog, answered with its default: {text!r}", stacklevel=3
+    )
+    dialog.first.locator(".jp-mod-accept").first.click()
+    dialog.first.wait_for(state="detached", timeout=30_000)
+
+
 def run_cell(
     page,
     cell,
@@ -87,6 +103,7 @@ def run_cell(
     tries = 0
     while True:
         tries += 1
+        _answer_dialog(page, index, stuck_screenshot)
         prompt.click()
         page.keyboard.press("Escape")  # command mode, whatever had the focus
         page.keyboard.press("Control+Enter")
