@@ -4,7 +4,7 @@
 # The tests, in three tiers (README.md, "Tests"):
 #   make check      under a minute: lint (code and notebooks), the import graph, the release equals a fresh
 #                   generate, notebook hygiene, nothing handed out, quiz digests, the pure unit tests
-#   make test       the README's and CI's command (24 minutes from a clean clone on 2 cores; the aim is 20):
+#   make test       the README's and CI's command (19 minutes from a clean clone on 2 cores; the limit is 20):
 #                   everything that proves the product works (all unit tests; every teaching notebook run once;
 #                   every lab graded once with its CI mutants; the adversarial class; JupyterHub, nbgrader's
 #                   exchange, Slurm and Chromium on the real daemons; speed tests and widget cells under load,
