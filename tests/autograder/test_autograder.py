@@ -283,6 +283,7 @@ def test_grader_error_message_names_the_root_cause():
     assert nbgrader_app.RunLog(False, "", tb).last_error() == "OperationalError: database is locked"
 
 
+@pytest.mark.slow  # starts the alembic command (6 s): make test, not make check
 def test_the_gradebook_schema_version_read_in_process_is_the_alembic_commands(tmp_path):
     from nbgrader.dbutil import _temp_alembic_ini
 
