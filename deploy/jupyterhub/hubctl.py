@@ -328,23 +328,25 @@ def stop(prefix: Path, timeout: float = 20.0) -> bool:
         return False
     users_servers = _spawned_pids(pid)
     os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _alive(pid):
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)  # reap it when this process started it
-        time.sleep(0.2)
+    _wait_until_gone([pid], pid, timeout, every_s=0.2)
     left = [p for p in [pid, *users_servers] if _alive(p)]
     for p in left:
         with contextlib.suppress(ProcessLookupError):
             os.kill(p, signal.SIGKILL)
     # a SIGKILL takes effect a moment later: return once nothing is left (a busy machine can take a while)
-    deadline = time.monotonic() + 10.0
-    while time.monotonic() < deadline and any(_alive(p) for p in left):
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        time.sleep(0.05)
+    _wait_until_gone(left, pid, 10.0, every_s=0.05)
     (prefix / "state" / "hub.pid").unlink(missing_ok=True)
     return True
+
+
+def _wait_until_gone(pids: list[int], hub_pid: int, timeout: float, every_s: float) -> None:
+    """Wait until none of ``pids`` is alive, at most ``timeout`` seconds, reaping the hub when this process
+    started it (a zombie would otherwise stay)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(hub_pid, os.WNOHANG)
+        time.sleep(every_s)
 
 
 def _kill_leftovers(prefix: Path, hub_pid: int) -> None:
