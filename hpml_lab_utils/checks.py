@@ -2,10 +2,11 @@
 
 The ``check_*`` helpers are for *visible* tests: a visible test that fails
 should teach, so each prints the inputs' shape, the expected and received
-values and the error before raising ``AssertionError``. Hidden tests carry
-their own reference; they use the rest: :func:`silence_stderr` (or
-:func:`silenced`) around a student's call, :func:`graded_alone` to grade one piece at a time,
-:func:`optimizer_step_difference` to run an optimizer step beside torch's.
+values and the error before raising ``AssertionError``. Hidden tests record
+results for the grader (:mod:`hpml_lab_utils.recorded`); they use the rest:
+:func:`silence_stderr` (or :func:`silenced`) around a student's call,
+:func:`graded_alone` to grade one piece at a time, :func:`optimizer_step_difference`
+to run an optimizer step beside torch's, :func:`optimizer_trajectory` to run one alone.
 The autograder's tamper guard watches this module: a test cell that finds one
 of these replaced scores zero.
 """
@@ -167,3 +168,53 @@ def optimizer_step_difference(
             "a parameter without .grad must not change"
         )
     return max(float((p.detach() - q.detach()).abs().max()) for p, q in zip(ours, ref))
+
+
+def optimizer_trajectory(
+    step_fn: Callable[..., Any],
+    step_kwargs: dict[str, Any],
+    shapes: Sequence[tuple[int, ...]],
+    seed: int,
+    dtype: Any = None,
+    steps: int = 20,
+    none_grad_index: int | None = None,
+) -> dict[str, Any]:
+    """Run ``step_fn(params, state, **step_kwargs)`` for ``steps`` steps on the loss of :func:`optimizer_step_difference`.
+
+    Each step's gradient is written into the existing ``.grad`` in place, as
+    ``zero_grad(set_to_none=False)`` and ``backward()`` do, so a step that keeps
+    a reference to ``p.grad`` sees it change. Returns ``{"params": [...],
+    "grads": [...], "state_keys": [...]}``: the parameters and gradients after
+    the last step (the gradient the last step was given, unless the step changed
+    it) and the sorted keys of ``state`` (the parameter at ``none_grad_index``,
+    which never has a gradient, left out).
+    """
+    import torch
+
+    dtype = torch.float64 if dtype is None else dtype
+    gen = torch.Generator().manual_seed(seed)
+    params = [torch.randn(s, generator=gen, dtype=dtype).requires_grad_() for s in shapes]
+    targets = [torch.randn(s, generator=gen, dtype=dtype) for s in shapes]
+    trained = [p for i, p in enumerate(params) if i != none_grad_index]
+    state: dict = {}
+    for _ in range(steps):
+        loss = sum(
+            ((p - q) ** 2).sum() + 0.3 * torch.sin(3 * p).sum()
+            for i, (p, q) in enumerate(zip(params, targets))
+            if i != none_grad_index
+        )
+        grads = torch.autograd.grad(loss, trained)
+        with torch.no_grad():
+            for p, g in zip(trained, grads):
+                if p.grad is None:
+                    p.grad = g.clone()
+                else:
+                    p.grad.copy_(g)
+        with silence_stderr():
+            step_fn(params, state, **step_kwargs)
+    keys = sorted((k for k in state if k != none_grad_index), key=repr)
+    return {
+        "params": [p.detach().clone() for p in params],
+        "grads": [None if p.grad is None else p.grad.detach().clone() for p in params],
+        "state_keys": keys,
+    }

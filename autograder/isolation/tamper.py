@@ -151,6 +151,7 @@ KEY_TARGETS = [
     # plain functions only: a @contextmanager's code is contextlib's (graded_alone and silence_stderr are
     # snapshotted with the rest of hpml_lab_utils.checks)
     "hpml_lab_utils.checks.optimizer_step_difference",
+    "hpml_lab_utils.checks.optimizer_trajectory",
     "hpml_lab_utils.checks.silenced",
     "hpml_lab_utils.speedup",
     "hpml_lab_utils.timing.speedup",

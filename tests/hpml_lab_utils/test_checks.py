@@ -88,3 +88,39 @@ def test_optimizer_step_difference_is_zero_for_torch_itself_and_not_for_a_wrong_
         plain_sgd, {"lr": 0.05}, torch.optim.SGD, {"lr": 0.05}, shapes, seed=2, none_grad_index=0
     )
     assert frozen <= 1e-12
+
+
+def test_optimizer_trajectory_writes_gradients_in_place_so_a_kept_reference_shows():
+    from hpml_lab_utils.checks import optimizer_trajectory
+
+    import torch
+
+    def torch_sgd(params, state, lr, momentum):
+        state.setdefault("torch", torch.optim.SGD(params, lr=lr, momentum=momentum)).step()
+
+    def momentum_sgd(params, state, lr, momentum, clone=True, touch_grad=False):
+        with torch.no_grad():
+            for i, p in enumerate(params):
+                if p.grad is None:
+                    continue
+                if i not in state:
+                    state[i] = p.grad.clone() if clone else p.grad  # without clone: the buffer is the gradient
+                else:
+                    state[i].mul_(momentum).add_(p.grad)
+                p.sub_(lr * state[i])
+                if touch_grad:
+                    p.grad.mul_(2.0)
+
+    shapes, kw = [(3, 2), (), (4,)], {"lr": 0.05, "momentum": 0.9}
+    reference = optimizer_trajectory(torch_sgd, kw, shapes, seed=3, none_grad_index=1)
+    right = optimizer_trajectory(momentum_sgd, kw, shapes, seed=3, none_grad_index=1)
+    aliased = optimizer_trajectory(momentum_sgd, {**kw, "clone": False}, shapes, seed=3, none_grad_index=1)
+    touched = optimizer_trajectory(momentum_sgd, {**kw, "touch_grad": True}, shapes, seed=3, none_grad_index=1)
+
+    def gap(a, b):
+        return max(float((x - y).abs().max()) for x, y in zip(a, b) if x is not None)
+
+    assert gap(right["params"], reference["params"]) <= 1e-12
+    assert right["grads"][1] is None and right["state_keys"] == [0, 2] and reference["state_keys"] == ["torch"]
+    assert gap(aliased["params"], reference["params"]) > 1e-3
+    assert gap(touched["params"], reference["params"]) <= 1e-12 and gap(touched["grads"], reference["grads"]) > 1e-3
