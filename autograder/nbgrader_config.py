@@ -64,6 +64,7 @@ from autograder.isolation.sandbox import SandboxedExecute
 from autograder.isolation.tamper import AuditTamperGuards, InsertTamperGuards
 from autograder.lab_settings import limits_for
 from autograder.pipeline.edited_cells import DropUnknownGradeIds
+from autograder.pipeline.feedback_outputs import WithholdOutputsAfterHiddenTests
 from autograder.pipeline.preprocessors import CheckCellMetadataOnce, CleanReleaseMetadata, RedactTracebacks
 from autograder.pipeline.scoring import SaveAutoGradesByTests
 from autograder.pipeline.verdicts import JudgeRecordedResults
@@ -153,10 +154,13 @@ c.GenerateAssignment.preprocessors = [
 c.HTMLExporter.sanitize_html = True
 
 # --- feedback: no hidden test code, no traceback that quotes it ---------------
-# RedactTracebacks reads the hidden code, so it runs before ClearHiddenTests removes it.
+# RedactTracebacks and WithholdOutputsAfterHiddenTests read the hidden code, so they run before ClearHiddenTests
+# removes it. From the first hidden test on, the feedback shows only what the grader vouches for: student code
+# that ran after a hidden test can hold its source and print it encoded (pipeline/feedback_outputs.py).
 c.GenerateFeedback.preprocessors = [
     GetGrades,
     RedactTracebacks,
+    WithholdOutputsAfterHiddenTests,
     ClearHiddenTests,
     ClearMarkScheme,
     CSSHTMLHeaderPreprocessor,

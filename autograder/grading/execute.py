@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hpml_lab_utils.recorded import RECORD_MIME
 
-from ..isolation.tamper import GUARD_MIME, error_output
+from ..isolation.tamper import GUARD_MIME, add_grader_error
 from ..labs import cell_label, is_test_cell
 from ..limits import Limits
 from ..records import NOT_RUN_KEY
@@ -86,7 +86,7 @@ def tracking_execute_class(job: Path, base=None, max_output_bytes: int = Limits(
 
         def _mark_not_run(self, cell, message: str) -> None:
             cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "error"]
-            cell.outputs.append(error_output("NotRun", message))
+            add_grader_error(cell, "NotRun", message)
             cell.metadata[NOT_RUN_KEY] = message
 
         def preprocess_cell(self, cell, resources, index, **kwargs):

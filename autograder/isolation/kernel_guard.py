@@ -131,6 +131,15 @@ def _hpml_guard_setup(CONF):
                 )
             )
         snap.append((name, m, m.__dict__, entries))
+    # the course package's own classes (hpml_lab_utils.timing.Timer, ...): a method replaced on the class
+    # changes what every helper built on it measures, while the module's attribute still holds the same class
+    class_snap = []  # (dotted class name, class, its members)
+    for name, m, mdict, entries in snap:
+        if name.split(".")[0] != "hpml_lab_utils":
+            continue
+        for attr, v, code, defaults, kwdefaults in entries:
+            if _isinst(v, type) and getattr(v, "__module__", None) == name:
+                class_snap.append((name + "." + attr, v, dict(v.__dict__)))
     builtins_dict = b_dict
 
     hook_lists = {
@@ -251,6 +260,14 @@ def _hpml_guard_setup(CONF):
                     or getattr(v, "__kwdefaults__", None) is not kwdefaults
                 ):
                     add(name + "." + attr + " was modified (code or defaults)")
+        for dotted, cls, members in class_snap:
+            now = cls.__dict__
+            for attr, v in members.items():
+                if now.get(attr, _check) is not v:
+                    add(dotted + "." + attr + (" was deleted" if now.get(attr, _check) is _check else " was replaced"))
+            for attr in now:
+                if attr not in members:
+                    add(dotted + "." + attr + " was added")
         if _get(mods, "builtins") is not B or _get(sys_dict, "modules") is not mods:
             add("builtins module was replaced")
         frame = getframe(2)

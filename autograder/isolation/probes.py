@@ -44,9 +44,9 @@ def probe_cell(message: str, nbformat_minor: tuple, mark: str) -> NotebookNode:
     return cell
 
 
-def distrust_after_silent_probe(nb, error: Callable[[str], NotebookNode]) -> None:
+def distrust_after_silent_probe(nb, add_error: Callable[[NotebookNode, str], None]) -> None:
     """From the first probe whose error did not come back: the test cell before it and every later test cell that
-    shows no error get ``error(message)`` (the kernel no longer reports failures)."""
+    shows no error get ``add_error(cell, message)`` (the kernel no longer reports failures)."""
     last_test, broken_after = None, None
     for cell in nb.cells:
         meta = cell.get("metadata", {})
@@ -68,9 +68,8 @@ def distrust_after_silent_probe(nb, error: Callable[[str], NotebookNode]) -> Non
         flagged = flagged or cell is broken_after
         if flagged and cell.get("cell_type") == "code" and is_test_cell(cell) and NOT_RUN_KEY not in cell.metadata:
             if not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
-                cell.outputs.append(
-                    error(
-                        "the kernel's reports were changed: an error the grader raised itself after "
-                        f"{broken_after.metadata['nbgrader']['grade_id']} did not come back"
-                    )
+                add_error(
+                    cell,
+                    "the kernel's reports were changed: an error the grader raised itself after "
+                    f"{broken_after.metadata['nbgrader']['grade_id']} did not come back",
                 )

@@ -434,8 +434,25 @@ class SandboxedKernelManager(PromptKernelManager):
 
 
 class SandboxedExecute(Execute):
-    """nbgrader's ``Execute`` with :class:`SandboxedKernelManager` (configure it as ``c.Execute``)."""
+    """nbgrader's ``Execute`` with :class:`SandboxedKernelManager` (configure it as ``c.Execute``).
+
+    A display's later update (``update_display_data``, or a new display with the same ``display_id``) changes
+    outputs of the cell that is running only: an update sent after a hidden test ran must not rewrite an output
+    of a cell from before it, which the feedback shows (``pipeline/feedback_outputs.py``).
+    """
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
         super().__init__(*args, **kwargs)
+        self._running_cell_index = None
+
+    def process_message(self, msg, cell, cell_index):
+        self._running_cell_index = cell_index
+        return super().process_message(msg, cell, cell_index)
+
+    def _update_display_id(self, display_id, msg):
+        places = self._display_id_map.get(display_id, {})
+        running = {i: outputs for i, outputs in places.items() if i == self._running_cell_index}
+        if len(running) != len(places):
+            self._display_id_map[display_id] = running
+        return super()._update_display_id(display_id, msg)

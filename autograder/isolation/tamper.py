@@ -345,8 +345,22 @@ def error_output(ename: str, message: str) -> NotebookNode:
     return from_dict({"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]})
 
 
-def _one_line_error(message: str) -> NotebookNode:
-    return error_output(EXCEPTION_NAME, message)
+GRADER_ERRORS_KEY = "hpml_grader_errors"  # cell metadata: the one-line errors the grader itself added to the cell
+
+
+def add_grader_error(cell, ename: str, message: str) -> None:
+    """Append the grader's own error output ``ename: message`` to ``cell`` and note it in the cell's metadata.
+
+    The note is what tells the feedback that this message was written by the grader, not sent by the kernel
+    (which student code controls): :mod:`autograder.pipeline.feedback_outputs` shows only such messages in full.
+    """
+    out = error_output(ename, message)
+    cell.outputs.append(out)
+    cell.metadata.setdefault(GRADER_ERRORS_KEY, []).append(out["traceback"][0])
+
+
+def _add_tamper_error(cell, message: str) -> None:
+    add_grader_error(cell, EXCEPTION_NAME, message)
 
 
 class AuditTamperGuards(NbGraderPreprocessor):
@@ -400,7 +414,7 @@ class AuditTamperGuards(NbGraderPreprocessor):
                 self._enforce(cell, cell_id, verdicts)
             _redact_outputs(cell, guard_code)
         # after the markers: a cell whose guard did not run keeps that message; then no probe stays
-        distrust_after_silent_probe(nb, _one_line_error)
+        distrust_after_silent_probe(nb, _add_tamper_error)
         nb.cells = [c for c in nb.cells if PROBE_KEY not in c.get("metadata", {})]
         return nb, resources
 
@@ -409,12 +423,10 @@ class AuditTamperGuards(NbGraderPreprocessor):
         has_error = any(o.get("output_type") == "error" and o.get("ename") == EXCEPTION_NAME for o in cell.outputs)
         bad = [v for v in verdicts if v.get("verdict") != "ok"]
         if bad and not has_error:
-            cell.outputs.append(_one_line_error("; ".join(bad[0].get("found") or ["tampering"])))
+            _add_tamper_error(cell, "; ".join(bad[0].get("found") or ["tampering"]))
         elif not verdicts and not has_error:
-            cell.outputs.append(
-                _one_line_error(
-                    f"the tamper guard did not run in test cell {cell_id} (its code was rewritten or skipped)"
-                )
+            _add_tamper_error(
+                cell, f"the tamper guard did not run in test cell {cell_id} (its code was rewritten or skipped)"
             )
 
 

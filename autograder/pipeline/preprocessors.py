@@ -14,7 +14,9 @@
   ``pre_run_cell`` hook, ``In``, the history) and print it. Any trace of the
   tamper guard (``autograder/isolation/tamper.py``) is redacted the same way, and a
   traceback of any cell that quotes hidden or guard code is cut to one line.
-  Only verbatim quotes are caught: an encoded copy (base64, reversed) is not.
+  Only verbatim quotes are caught: an encoded copy (base64, reversed) is not;
+  :mod:`autograder.pipeline.feedback_outputs` withholds from the feedback what
+  was made after the first hidden test ran, which is where such a copy can be.
 - :class:`CheckCellMetadataOnce` (release, autograde): nbgrader's
   ``CheckCellMetadata`` with the same checks, the metadata schema checked once
   per run instead of once per cell (it was a quarter of the grading worker's

@@ -31,7 +31,7 @@ import numpy as np
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
-from ..isolation.tamper import error_output
+from ..isolation.tamper import add_grader_error
 from ..labs import is_test_cell
 from ..records import NOT_RUN_KEY
 
@@ -171,5 +171,5 @@ class JudgeRecordedResults(NbGraderPreprocessor):
                 continue  # already zero, with its own message
             problem = judge(expected or [], got)
             if problem:
-                cell.outputs.append(error_output(EXCEPTION_NAME, problem))
+                add_grader_error(cell, EXCEPTION_NAME, problem)
         return nb, resources

@@ -82,6 +82,12 @@ CASES: dict[str, Case] = {
     ),
     "patch_torch_allclose": Case("torch.allclose = lambda *a, **k: True", TAMPERED, None, base="one_wrong"),
     "patch_builtins_abs": Case("builtins.abs = lambda x: 0", TAMPERED, None, base="one_wrong"),
+    "timing_method_replaced": Case(
+        "dot_numba left uncompiled (its Python function), and hpml_lab_utils.timing.Timer.__exit__ replaced so "
+        "that any timing of dot_numba reads 1,000 times faster (a method of a helper, not a watched function)",
+        TAMPERED,
+        None,
+    ),
     "reads_hidden_tests": Case("searches the disk for .ipynb files and prints hidden tests", GRADED, ()),
     "huge_output": Case("prints 5 MB of output", GRADED, ()),
     "sys_exit": Case("`sys.exit()` in an answer cell (IPython turns it into an error)", GRADED, (ATTACK_TEST,)),
@@ -104,6 +110,18 @@ CASES: dict[str, Case] = {
     ),
     "scripts_in_outputs": Case(
         "right answers that also display HTML with an event handler and a JavaScript output", GRADED, ()
+    ),
+    "leaks_executed_cells": Case(
+        "right answers, and a last cell that prints every executed cell's source (the hidden tests too, from the "
+        "kernel's history) in base64 and reversed, for the feedback",
+        GRADED,
+        (),
+    ),
+    "leaks_by_display_update": Case(
+        "right answers; a display made before any test is updated by the last cell with the executed cells' "
+        "sources in base64 (the update would rewrite the early output, which the feedback shows)",
+        GRADED,
+        (),
     ),
     # refused before any kernel starts: each for that student alone
     "links_to_classmate": Case("hands in a symbolic link to a classmate's notebook", INVALID_NOTEBOOK, None),
@@ -260,6 +278,36 @@ def _after_setup(nb, code: str):
     return nb
 
 
+_LEAKS_EXECUTED_CELLS = """import base64  # adversarial: the sources of every executed cell, hidden tests included
+_sources = "\\n".join(get_ipython().user_ns["In"])
+print("leak:", base64.b64encode(_sources.encode()).decode())
+print("leak reversed:", _sources[::-1])
+"""
+_TIMER_PATCH = """import sys  # adversarial: a timing of dot_numba reads 1,000 times faster
+import hpml_lab_utils.timing as _timing
+
+_real_exit = _timing.Timer.__exit__
+
+
+def _fast_exit(self, *exc):
+    _real_exit(self, *exc)
+    fn = sys._getframe(1).f_locals.get("fn")
+    if "dot_numba" in getattr(getattr(fn, "__code__", None), "co_names", ()):
+        self.elapsed_s /= 1000
+
+
+_timing.Timer.__exit__ = _fast_exit
+"""
+_EARLY_DISPLAY = """from IPython.display import display  # adversarial: a display to update once the hidden tests ran
+display("nothing yet", display_id="hpml-leak")
+"""
+_UPDATE_DISPLAY = """import base64
+from IPython.display import update_display  # adversarial: rewrite the early output with the hidden tests
+update_display("leak: " + base64.b64encode("\\n".join(get_ipython().user_ns["In"]).encode()).decode(),
+               display_id="hpml-leak")
+"""
+
+
 def adversarial_notebooks(
     source: Path, release: Path, *, port: int = 9, search_roots: list[str] = ()
 ) -> dict[str, nbformat.NotebookNode | bytes]:
@@ -298,6 +346,13 @@ def adversarial_notebooks(
     out["wrong_and_quiet"] = _after_setup(wrong, _SILENCED)
     out["quiet_kernel"] = _after_setup(wrong, _QUIET_KERNEL)
     out["scripts_in_outputs"] = _prepend(perfect, ATTACK_CELL, _SCRIPTS)
+    out["timing_method_replaced"] = _append(
+        _after_setup(perfect, _TIMER_PATCH), "answer_dot_numba", "dot_numba = dot_numba.py_func  # adversarial: slow"
+    )
+    out["leaks_executed_cells"] = nbformat.from_dict(perfect)
+    out["leaks_executed_cells"].cells.append(new_code_cell(_LEAKS_EXECUTED_CELLS))
+    out["leaks_by_display_update"] = _after_setup(perfect, _EARLY_DISPLAY)
+    out["leaks_by_display_update"].cells.append(new_code_cell(_UPDATE_DISPLAY))
     nb = nbformat.from_dict(perfect)
     nb.metadata["deep"] = []
     text = nbformat.writes(nb)

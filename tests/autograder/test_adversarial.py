@@ -16,8 +16,12 @@ exactly as they would be alone. All of it with the local backend, and in
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import csv
+import html as html_lib
 import json
+import re
 import shutil
 import socket
 import threading
@@ -28,7 +32,7 @@ import nbformat
 import pytest
 
 from autograder import cli, labs, sample_class
-from autograder.pipeline import nbgrader_app
+from autograder.pipeline import feedback, nbgrader_app
 from autograder.pipeline.preprocessors import hidden_test_lines
 from autograder.records import StatusStore
 from autograder.sample_class.adversarial import ATTACK_CELL, ATTACK_TEST, CASES, FROM_ATTACK, MAX_FORKS
@@ -253,6 +257,7 @@ def test_tampering_is_reported(graded):
         ("patch_assert_allclose", "assert_allclose"),
         ("patch_torch_allclose", "torch.allclose"),
         ("patch_builtins_abs", "abs"),
+        ("timing_method_replaced", "hpml_lab_utils.timing.Timer.__exit__ was replaced"),
     ):
         assert name in results[student].message, (student, results[student].message)
 
@@ -262,10 +267,7 @@ def test_no_network(graded):
     assert "network: no connection" in _outputs_text(_executed(graded, "network"))
 
 
-def test_student_code_cannot_read_hidden_tests(graded):
-    nb = _executed(graded, "reads_hidden_tests")
-    text = _outputs_text(nb)
-    assert "notebooks with hidden tests found: 0" in text, text[:2000]
+def _hidden_lines_not_released(graded) -> list[str]:
     hidden = [
         line
         for cell in nbformat.read(SOURCE, as_version=4).cells
@@ -273,7 +275,14 @@ def test_student_code_cannot_read_hidden_tests(graded):
         for line in hidden_test_lines(cell.source)
     ]
     release = "\n".join(c.source for c in nbformat.read(graded["release"], as_version=4).cells)
-    hidden = [line for line in hidden if line not in release]
+    return [line for line in hidden if line not in release]
+
+
+def test_student_code_cannot_read_hidden_tests(graded):
+    nb = _executed(graded, "reads_hidden_tests")
+    text = _outputs_text(nb)
+    assert "notebooks with hidden tests found: 0" in text, text[:2000]
+    hidden = _hidden_lines_not_released(graded)
     assert hidden
     student_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == ATTACK_CELL]
     leaked = [line for line in hidden if line in _outputs_text(nbformat.from_dict({"cells": student_cells}))]
@@ -295,6 +304,34 @@ def test_points_follow_asserts_not_stderr(graded):
     outputs = _test_cell_outputs(graded, "wrong_and_quiet", sample_class.WRONG_TEST)
     assert not any(o.output_type == "stream" and o.name == "stderr" for o in outputs)
     assert any(o.output_type == "error" for o in outputs)
+
+
+def test_executed_cells_sources_never_reach_the_feedback(graded):
+    """The attack works on the kernel (the autograded notebook holds the hidden tests, encoded), not on the feedback."""
+    hidden = _hidden_lines_not_released(graded)
+    text = _outputs_text(_executed(graded, "leaks_executed_cells"))
+    [payload] = [line.split("leak: ", 1)[1] for line in text.splitlines() if line.startswith("leak: ")]
+    assert any(line in base64.b64decode(payload).decode() for line in hidden), (
+        "the attack did not read the hidden tests"
+    )
+    early = _executed(graded, "leaks_by_display_update").cells
+    assert "nothing yet" in _outputs_text(nbformat.from_dict({"cells": early})), "the early display was rewritten"
+    assert "leak: " not in _outputs_text(nbformat.from_dict({"cells": early[:-1]}))
+    pages = feedback.feedback_lab(
+        LAB, graded["paths"], students=["leaks_executed_cells", "leaks_by_display_update"], progress=None
+    )
+    for student, page in pages.items():
+        assert not isinstance(page, str), page  # the reason feedback failed
+        html = page.read_text()
+        decoded = []
+        for run in re.findall(r"[A-Za-z0-9+/]{40,}={0,2}", html):
+            with contextlib.suppress(ValueError):
+                decoded.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode("utf-8", "replace"))
+        shown = html + "\n".join(decoded)
+        assert payload[:40] not in html, student
+        assert not [line for line in hidden if html_lib.escape(line) in shown or line in shown], student
+        assert not [line for line in hidden if html_lib.escape(line[::-1]) in html or line[::-1] in html], student
+        assert "outputs of cells that ran after the first hidden test are not repeated" in html, student
 
 
 def test_huge_output_is_cut(graded):
