@@ -122,6 +122,28 @@ def silenced(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
 
 
+def _seeded_problem(shapes: Sequence[tuple[int, ...]], seed: int, dtype: Any) -> tuple[list[Any], list[Any]]:
+    """Seeded starting parameters and targets of ``shapes`` (``dtype``, float64 by default) for the optimizer checks."""
+    import torch
+
+    dtype = torch.float64 if dtype is None else dtype
+    gen = torch.Generator().manual_seed(seed)
+    init = [torch.randn(s, generator=gen, dtype=dtype) for s in shapes]
+    targets = [torch.randn(s, generator=gen, dtype=dtype) for s in shapes]
+    return init, targets
+
+
+def _problem_loss(params: Sequence[Any], targets: Sequence[Any], none_grad_index: int | None) -> Any:
+    """``sum((p - q)^2 + 0.3 sin(3p))`` over every parameter but the one at ``none_grad_index``."""
+    import torch
+
+    return sum(
+        ((p - q) ** 2).sum() + 0.3 * torch.sin(3 * p).sum()
+        for i, (p, q) in enumerate(zip(params, targets))
+        if i != none_grad_index
+    )
+
+
 def optimizer_step_difference(
     step_fn: Callable[..., Any],
     step_kwargs: dict[str, Any],
@@ -143,10 +165,7 @@ def optimizer_step_difference(
     """
     import torch
 
-    dtype = torch.float64 if dtype is None else dtype
-    gen = torch.Generator().manual_seed(seed)
-    init = [torch.randn(s, generator=gen, dtype=dtype) for s in shapes]
-    targets = [torch.randn(s, generator=gen, dtype=dtype) for s in shapes]
+    init, targets = _seeded_problem(shapes, seed, dtype)
     ours = [p.clone().requires_grad_() for p in init]
     ref = [p.clone().requires_grad_() for p in init]
     opt, state = opt_cls(ref, **opt_kwargs), {}
@@ -154,12 +173,7 @@ def optimizer_step_difference(
         for group in (ours, ref):
             for p in group:
                 p.grad = None
-            loss = sum(
-                ((p - q) ** 2).sum() + 0.3 * torch.sin(3 * p).sum()
-                for i, (p, q) in enumerate(zip(group, targets))
-                if i != none_grad_index
-            )
-            loss.backward()
+            _problem_loss(group, targets, none_grad_index).backward()
         with silence_stderr():
             step_fn(ours, state, **step_kwargs)
         opt.step()
@@ -191,19 +205,12 @@ def optimizer_trajectory(
     """
     import torch
 
-    dtype = torch.float64 if dtype is None else dtype
-    gen = torch.Generator().manual_seed(seed)
-    params = [torch.randn(s, generator=gen, dtype=dtype).requires_grad_() for s in shapes]
-    targets = [torch.randn(s, generator=gen, dtype=dtype) for s in shapes]
+    init, targets = _seeded_problem(shapes, seed, dtype)
+    params = [p.requires_grad_() for p in init]
     trained = [p for i, p in enumerate(params) if i != none_grad_index]
     state: dict = {}
     for _ in range(steps):
-        loss = sum(
-            ((p - q) ** 2).sum() + 0.3 * torch.sin(3 * p).sum()
-            for i, (p, q) in enumerate(zip(params, targets))
-            if i != none_grad_index
-        )
-        grads = torch.autograd.grad(loss, trained)
+        grads = torch.autograd.grad(_problem_loss(params, targets, none_grad_index), trained)
         with torch.no_grad():
             for p, g in zip(trained, grads):
                 if p.grad is None:

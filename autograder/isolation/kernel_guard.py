@@ -263,8 +263,9 @@ def _hpml_guard_setup(CONF):
         for dotted, cls, members in class_snap:
             now = cls.__dict__
             for attr, v in members.items():
-                if now.get(attr, _check) is not v:
-                    add(dotted + "." + attr + (" was deleted" if now.get(attr, _check) is _check else " was replaced"))
+                cur = now.get(attr, _check)
+                if cur is not v:
+                    add(dotted + "." + attr + (" was deleted" if cur is _check else " was replaced"))
             for attr in now:
                 if attr not in members:
                     add(dotted + "." + attr + " was added")
