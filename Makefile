@@ -12,6 +12,9 @@
 #   make test-full  on demand, hours: the same at full count (repeat grading 10 times, speed and widget
 #                   cells 20 times, the adversarial class on Slurm too), then make mutants, make stress-kernels,
 #                   make bench-grading
+#   make test-gpu   on a machine with an NVIDIA GPU: the checks only a GPU can answer (tests/gpu: kernels against
+#                   the simulator, ptxas against the driver, FP16 tensor cores, GradScaler, NCCL with two GPUs,
+#                   the sandbox's GPU pass-through, lab04 and lab11 graded on the GPU); each skips without a GPU
 #   pytest -m lab04 one lab's checks (every lab folder of solutions/ has its marker)
 #
 #   make lint     ruff check and ruff format --check (`.venv/bin/ruff format .` fixes the formatting)
@@ -45,7 +48,7 @@ LAB_DIR ?= .
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: check test-full setup sandbox-tools cpp-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading bench-grading-slurm stress-kernels
+.PHONY: check test-full test-gpu setup sandbox-tools cpp-tools browser-tools hub-tools slurm-tools hub hub-stop demo test lint mutants lab formgrader release student-release strip clean-work bench-grading bench-grading-slurm stress-kernels
 
 setup: $(STAMP)
 
@@ -161,6 +164,13 @@ test-full: setup $(SYSTEM_TOOLS) lint
 	$(MAKE) mutants
 	$(MAKE) stress-kernels
 	$(MAKE) bench-grading
+
+# The GPU checks, then the unit tests whose GPU branches only a GPU runs; -s prints each check's figures
+GPU_TESTS := tests/gpu/test_gpu.py tests/gpu/test_isolation_on_gpu.py tests/hpml_lab_utils/test_device.py \
+  tests/hpml_lab_utils/test_cuda_helpers.py tests/hpml_lab_utils/test_timing.py tests/hpml_lab_utils/test_roofline.py \
+  tests/hpml_lab_utils/test_ptx.py tests/gpu/test_labs_graded_on_gpu.py
+test-gpu: setup sandbox-tools cpp-tools
+	HPML_FAST=1 $(BIN)/python -m pytest -q -rs -s $(GPU_TESTS)
 
 # ruff: lint rules and formatting, as configured in pyproject.toml (`ruff format .` fixes the formatting)
 lint: setup

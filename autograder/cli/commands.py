@@ -98,6 +98,8 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
     jobs = args.jobs or (None if slurm else default_jobs())
     if jobs is not None and jobs < 1:
         raise CourseError("--jobs must be at least 1")
+    if args.jobs_per_gpu < 1 or (args.gpus is not None and args.gpus < 0):
+        raise CourseError("--jobs-per-gpu must be at least 1 and --gpus at least 0")
     limits = limits_for(args.lab)
     print(
         f"grading {args.lab} from {args.submissions} into {paths.work} "
@@ -124,6 +126,8 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
         due=args.due,
         bar=True,
         slurm=slurm,
+        gpus=args.gpus,
+        jobs_per_gpu=args.jobs_per_gpu,
     )
     print()
     print(format_table(results))

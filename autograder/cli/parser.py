@@ -75,6 +75,21 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"students graded at once (default: the usable cores, {default_jobs()} here)",
     )
     p.add_argument(
+        "--gpus",
+        type=int,
+        metavar="N",
+        default=None,
+        help="a lab that uses a GPU gets this machine's first N GPUs (default: every one it may use, "
+        "after CUDA_VISIBLE_DEVICES); each student's kernel sees its GPU as device 0",
+    )
+    p.add_argument(
+        "--jobs-per-gpu",
+        type=int,
+        metavar="K",
+        default=1,
+        help="at most K students share one GPU at a time (default 1; speed tests on a shared GPU say so in the log)",
+    )
+    p.add_argument(
         "--student",
         action="append",
         metavar="ID",

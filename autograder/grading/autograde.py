@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
+from ..isolation.gpus import visible_gpus
 from ..lab_settings import Lab, limits_for
 from ..labs import CourseError, GradeCellInfo, lab_grade_cells, notebook_names, source_notebooks
 from ..limits import Limits
@@ -136,8 +137,13 @@ def grade_tasks(
     on_result: Callable[[GradeResult], None] | None = None,
     bar: bool = False,
     slurm: SlurmOptions | None = None,
+    gpus: int | None = None,
+    jobs_per_gpu: int = 1,
 ) -> list[GradeResult]:
     """Grade ``tasks`` with up to ``jobs`` worker processes; the calling process merges every result.
+
+    A lab that uses a GPU (``[needs] gpu``) gets the first ``gpus`` of this machine's GPUs (default: all it
+    may use), each shared by at most ``jobs_per_gpu`` students at once; ``jobs`` shrinks to fit.
 
     With ``slurm``, the workers run as the tasks of one Slurm array job
     (:mod:`autograder.grading.slurm`) instead of processes of this machine.
@@ -149,6 +155,10 @@ def grade_tasks(
     from tqdm.auto import tqdm
 
     jobs = max(1, jobs or (len(tasks) if slurm is not None else default_jobs()))
+    gpu_ids = [] if slurm is not None else lab_gpus(lab, paths, gpus)
+    if gpu_ids and jobs > len(gpu_ids) * jobs_per_gpu:
+        jobs = len(gpu_ids) * jobs_per_gpu
+        tqdm.write(f"{lab} uses a GPU: {jobs} student(s) at a time ({len(gpu_ids)} GPU(s) x {jobs_per_gpu} each)")
     limits = limits or limits_for(lab)
     cells = lab_grade_cells(lab, paths)
     lab_max = sum(c.points for c in cells)
@@ -215,10 +225,19 @@ def grade_tasks(
                 if slurm is not None:
                     run_array(lab, pending, paths, snapshot, limits, jobs, finished, slurm, say=tqdm.write)
                 else:
-                    run_workers(lab, pending, paths, snapshot, limits, jobs, finished)
+                    run_workers(lab, pending, paths, snapshot, limits, jobs, finished, gpu_ids, jobs_per_gpu)
     finally:
         progress.close()
     return [results[t.student_id] for t in tasks if t.student_id in results]
+
+
+def lab_gpus(lab: str, paths: CoursePaths, count: int | None = None) -> list[str]:
+    """The GPUs a grading of ``lab`` hands out: none for a lab without ``[needs] gpu``, else the first ``count``
+    of those this process may use (all by default)."""
+    if Lab.load(lab, paths).needs.gpu == "no":
+        return []
+    found = visible_gpus()
+    return found if count is None else found[: max(0, count)]
 
 
 def _reference_for_workers(path: Path | None) -> contextlib.AbstractContextManager[None]:
@@ -308,6 +327,8 @@ def autograde_class(
     due: str | None = None,
     bar: bool = False,
     slurm: SlurmOptions | None = None,
+    gpus: int | None = None,
+    jobs_per_gpu: int = 1,
 ) -> list[GradeResult]:
     """Grade every submission in ``source`` (folder or zip) with ``jobs`` worker processes (default: the cores).
 
@@ -389,7 +410,18 @@ def autograde_class(
         )
     graded = {
         r.student_id: r
-        for r in grade_tasks(lab, tasks, paths, jobs=jobs, limits=limits, on_result=record, bar=bar, slurm=slurm)
+        for r in grade_tasks(
+            lab,
+            tasks,
+            paths,
+            jobs=jobs,
+            limits=limits,
+            on_result=record,
+            bar=bar,
+            slurm=slurm,
+            gpus=gpus,
+            jobs_per_gpu=jobs_per_gpu,
+        )
     }
     return [
         graded.get(s.student_id) or reused[s.student_id]

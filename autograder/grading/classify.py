@@ -15,7 +15,6 @@ from ..limits import Limits
 from ..records import GRADED, GRADER_ERROR, KERNEL_DIED, LATE, MEMORY_LIMIT, TAMPERED, TIMED_OUT
 from .job import Progress, WorkerResult
 
-MEMORY_SIGNALS = (6, 9)  # SIGABRT (native code failing to allocate), SIGKILL (the kernel OOM killer)
 KEPT = "the cells after it did not run; tests that passed before it keep their points"
 
 
@@ -78,7 +77,7 @@ def unscored_outcome(
         cell = result.dead_cell or progress.cell
         if result.memory_error_cells:
             return Outcome(MEMORY_LIMIT, f"the kernel died out of memory in {cell}")
-        signals = [s for s in result.kernel_signals() if s in MEMORY_SIGNALS]
+        signals = result.memory_signals()
         if signals:
             return Outcome(
                 MEMORY_LIMIT,
@@ -120,7 +119,7 @@ def scored_outcome(result: WorkerResult, limits: Limits, seconds_late: float) ->
     if stopped:
         cell = stopped.get("cell", "?")
         if stopped.get("why") == "died":
-            signals = [s for s in result.kernel_signals() if s in MEMORY_SIGNALS]
+            signals = result.memory_signals()
             status = MEMORY_LIMIT if signals else KERNEL_DIED
             how = (
                 f"was killed (signal {signals[0]}), most likely over the memory limit"

@@ -63,6 +63,9 @@ class Progress:
         return _from_dict(cls, read_json(job / PROGRESS) or {})
 
 
+MEMORY_SIGNALS = (6, 9)  # SIGABRT (native code failing to allocate), SIGKILL (an OOM killer)
+
+
 @dataclass
 class WorkerResult:
     """What one worker found; ``stopped`` is ``{"why": "died" | "stuck" | "wall", "cell": ...}`` or empty.
@@ -97,6 +100,13 @@ class WorkerResult:
     def kernel_signals(self) -> list[int]:
         """Signals that ended the kernel(s), from the kernel manager's records."""
         return [k["signal"] for k in self.kernel if k.get("signal")]
+
+    def memory_signals(self) -> list[int]:
+        """Signals that most likely ended the kernel for memory: SIGKILL by a memory cgroup's OOM killer (counted
+        by the cgroup), else SIGABRT or SIGKILL (native code failing to allocate, the machine's OOM killer)."""
+        if any(k.get("oom_kills") for k in self.kernel):
+            return [9]
+        return [s for s in self.kernel_signals() if s in MEMORY_SIGNALS]
 
     def killed_for(self) -> str | None:
         """Why the kernel manager killed the kernel (``"notebook_timeout"``), if it did."""

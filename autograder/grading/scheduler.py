@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..isolation import sandbox
+from ..isolation import gpus, sandbox
 from ..isolation.processes import kill_job
 from ..limits import Limits, soft_limit_margin_s
 from ..paths import CoursePaths
@@ -57,6 +57,7 @@ class GradingTask:
     started: float = 0.0
     ended: float = 0.0
     killed: bool = False
+    slot: int = 0  # which of the ``jobs`` places it runs in (its GPU, when the lab uses one)
 
 
 @contextlib.contextmanager
@@ -128,6 +129,8 @@ def prepare_job(
     shutil.copyfile(snapshot, job / GRADEBOOK)
     stage_submission(task, paths.submitted / task.student_id / lab)
     env = dict(os.environ, HPML_COURSE_ROOT=str(paths.root), HPML_GRADING_DIR=str(paths.work), **ENV_FOR_KERNELS)
+    for name in (gpus.GPU_ENV, gpus.SHARED_ENV):  # only the batch hands out GPUs (start_worker)
+        env.pop(name, None)
     env.update(kernel_threads(jobs))
     limits.to_env(env)  # the worker, its nbgrader and its kernel launcher all read the limits from here
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
@@ -136,10 +139,24 @@ def prepare_job(
 
 
 def start_worker(
-    lab: str, task: GradingTask, paths: CoursePaths, snapshot: Path, limits: Limits, jobs: int = 1
+    lab: str,
+    task: GradingTask,
+    paths: CoursePaths,
+    snapshot: Path,
+    limits: Limits,
+    jobs: int = 1,
+    gpu: str | None = None,
+    shared: int = 1,
 ) -> None:
-    """Prepare the task's job folder and start its worker (forked, or ``python -m autograder.grading.worker``)."""
+    """Prepare the task's job folder and start its worker (forked, or ``python -m autograder.grading.worker``).
+
+    ``gpu``: the GPU its kernel may use (as its device 0); ``shared``: how many students may use it at once.
+    """
     env = prepare_job(lab, task, paths, snapshot, limits, jobs)
+    if gpu is not None:
+        env[gpus.GPU_ENV] = gpu
+        if shared > 1:
+            env[gpus.SHARED_ENV] = str(shared)
     job = task.job
     # the worker stops sending cells at this soft limit and saves the grades of what ran, before the hard kill
     env[DEADLINE_ENV] = str(time.time() + limits.notebook_timeout_s - soft_limit_margin_s(limits))
@@ -178,8 +195,13 @@ def run_workers(
     limits: Limits,
     jobs: int,
     on_finished: Callable[[GradingTask], None],
+    gpu_ids: list[str] = (),
+    jobs_per_gpu: int = 1,
 ) -> None:
     """Grade ``tasks`` with up to ``jobs`` workers; call ``on_finished`` (Ctrl-C held) as each one ends.
+
+    With ``gpu_ids``, worker place ``k`` (of ``jobs``) uses GPU ``gpu_ids[k // jobs_per_gpu]``: at most
+    ``jobs_per_gpu`` students share one GPU (the caller keeps ``jobs`` <= GPUs x ``jobs_per_gpu``).
 
     A worker still running ``WALL_GRACE_S`` after the notebook's wall limit is
     killed (``task.killed``). Every finished worker's processes are swept
@@ -188,11 +210,15 @@ def run_workers(
     theirs is recorded: the next run grades them.
     """
     queue, running, finished = list(tasks), [], []
+    free = list(range(jobs))
+    shared = min(jobs_per_gpu, jobs)
 
     def fill() -> None:
         while queue and len(running) < jobs:
             task = queue.pop(0)
-            start_worker(lab, task, paths, snapshot, limits, jobs)
+            task.slot = free.pop(0)
+            gpu = gpus.assign(task.slot, list(gpu_ids), jobs_per_gpu)
+            start_worker(lab, task, paths, snapshot, limits, jobs, gpu, shared)
             running.append(task)
 
     try:
@@ -208,6 +234,8 @@ def run_workers(
                 kill_job(task.proc, kernel)  # also sweeps what a finished kernel left running
                 task.ended = time.perf_counter()
                 running.remove(task)
+                free.append(task.slot)
+                free.sort()
                 finished.append(task)
             if finished:
                 fill()  # the next workers start first: merging overlaps with their kernels

@@ -30,7 +30,7 @@ import time
 import traceback
 from pathlib import Path
 
-from ..isolation import sandbox, tamper
+from ..isolation import gpus, sandbox, tamper
 from ..labs import cell_label, notebook_names
 from ..limits import Limits
 from ..paths import CoursePaths
@@ -112,7 +112,8 @@ def grade(lab: str, student_id: str, job: Path) -> WorkerResult:
         run = run_nbgrader(
             Autograde, {"assignment_id": lab, "student_id": student_id}, cfg, force=True, create_student=True
         )
-    (job / LOG).write_text(run.log + ("\n" + run.error if run.error else ""), encoding="utf-8")
+    notes = "".join(f"[grader] {line}\n" for line in device_notes(kernel_report(job)))
+    (job / LOG).write_text(notes + run.log + ("\n" + run.error if run.error else ""), encoding="utf-8")
     text = run.log + "\n" + run.error
     died = execute.stopped.get("why") == "died"
     result = WorkerResult(
@@ -136,6 +137,28 @@ def grade(lab: str, student_id: str, job: Path) -> WorkerResult:
         result.memory_error_cells += _error_cells(nb, ("MemoryError",))
         result.tampering += tamper.find_tampering(nb)
     return result
+
+
+def device_notes(kernels: list[dict]) -> list[str]:
+    """What the student's log says about the GPU and the memory limit its kernel ran with."""
+    notes = []
+    gpu = os.environ.get(gpus.GPU_ENV)
+    if gpu is not None:
+        notes.append(f"graded on GPU {gpu} (the kernel's CUDA device 0)")
+        shared = int(os.environ.get(gpus.SHARED_ENV, "1") or 1)
+        if shared > 1:
+            notes.append(
+                f"GPU {gpu} was shared by up to {shared} students graded at once: its speed tests measured a shared GPU"
+            )
+    for memory in dict.fromkeys(k.get("memory") for k in kernels):
+        if memory == "unlimited":
+            notes.append(
+                "memory was NOT limited: a kernel with a GPU cannot run under RLIMIT_AS, and this machine "
+                "offers no writable memory cgroup (grade as root) and no systemd-run"
+            )
+        elif memory and memory.startswith("resident"):
+            notes.append(f"memory limit on resident memory: {memory}")
+    return notes
 
 
 def sandbox_environment(submitted: Path, job: Path) -> str:

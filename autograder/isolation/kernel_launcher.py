@@ -1,7 +1,8 @@
 """Start one student's grading kernel inside its limits (and inside bubblewrap when asked).
 
     python -m autograder.isolation.kernel_launcher --scratch DIR --limits JSON [--bwrap] \\
-        [--runtime-dir DIR] [--hide PATH]... [--reveal PATH]... [--cgroup DIR] -- KERNEL ARGV...
+        [--runtime-dir DIR] [--hide PATH]... [--reveal PATH]... [--cgroup DIR]... [--no-address-limit] \\
+        [--bwrap-extra JSON] -- KERNEL ARGV...
 
 :class:`autograder.isolation.sandbox.SandboxedKernelManager` builds this command; you do
 not normally run it by hand. It runs the file directly (``python -I -S
@@ -10,9 +11,10 @@ starts in milliseconds (importing the ``autograder`` package takes seconds).
 
 In order, it:
 
-1. joins the ``pids`` cgroup ``--cgroup`` (created by the kernel manager, with
-   ``pids.max`` = ``max_processes``), when given;
-2. sets ``RLIMIT_AS`` (``memory_mb``), ``RLIMIT_FSIZE`` (``max_file_bytes``),
+1. joins each cgroup ``--cgroup`` (created by the kernel manager: ``pids.max``
+   = ``max_processes``; for a GPU kernel the memory limit), when given;
+2. sets ``RLIMIT_AS`` (``memory_mb``; not with ``--no-address-limit``, which a
+   CUDA context needs), ``RLIMIT_FSIZE`` (``max_file_bytes``),
    ``RLIMIT_CORE`` = 0, and ``RLIMIT_NPROC`` when not root (root is exempt from
    it: the cgroup bounds processes then);
 3. starts a new session (process group), unless it already leads one;
@@ -22,7 +24,8 @@ In order, it:
    ``/tmp``, ``/dev`` and ``/proc``, the ``--hide`` folders replaced by empty
    tmpfs (``--reveal`` folders bound back read-only inside them), and only the
    scratch folder and the kernel's runtime folder (connection file and IPC
-   sockets) writable.
+   sockets) writable; ``--bwrap-extra`` (a JSON list of bubblewrap arguments)
+   adds the worker's GPU device nodes to the fresh ``/dev``.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ def bwrap_argv(
     hide: list[str] = (),
     reveal: list[str] = (),
     bwrap: str = BWRAP,
+    extra: list[str] = (),
 ) -> list[str]:
     """The ``bwrap`` command line that runs ``kernel_argv`` in the sandbox (see the module docstring).
 
@@ -92,6 +96,7 @@ def bwrap_argv(
         "/proc",
         "--tmpfs",
         "/tmp",
+        *extra,
     ]
     for h in hide_n:
         if os.path.isdir(h):
@@ -135,17 +140,18 @@ def _user_tasks(uid: int) -> int:
     return count
 
 
-def apply_limits(limits: dict, cgroup: str | None = None) -> list[str]:
+def apply_limits(limits: dict, cgroups: list[str] = (), address_limit: bool = True) -> list[str]:
     """Apply ``limits`` (a :class:`autograder.limits.Limits` as a dict) to this process; return notes."""
     notes = []
-    if cgroup:
+    for cgroup in cgroups:
         try:
             with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
         except OSError as exc:
-            notes.append(f"could not join pids cgroup {cgroup}: {exc}")
-    mem = int(limits.get("memory_mb", 4096)) * MiB
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            notes.append(f"could not join cgroup {cgroup}: {exc}")
+    if address_limit:
+        mem = int(limits.get("memory_mb", 4096)) * MiB
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     fsize = int(limits.get("max_file_bytes", 100 * MiB))
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -177,12 +183,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runtime-dir", help="folder of the connection file and IPC sockets (bound writable)")
     p.add_argument("--hide", action="append", default=[], help="folder to replace by an empty tmpfs (repeatable)")
     p.add_argument("--reveal", action="append", default=[], help="folder inside a hidden one to bind back read-only")
-    p.add_argument("--cgroup", help="pids cgroup folder to join before starting the kernel")
+    p.add_argument("--cgroup", action="append", default=[], help="cgroup folder to join first (repeatable)")
+    p.add_argument(
+        "--no-address-limit", action="store_true", help="no RLIMIT_AS (a memory cgroup limits the kernel instead)"
+    )
+    p.add_argument("--bwrap-extra", default="[]", help="more bubblewrap arguments as a JSON list (GPU nodes)")
     args = p.parse_args(own)
     if not kernel_argv:
         p.error("no kernel command after --")
     limits = json.loads(args.limits)
-    for note in apply_limits(limits, args.cgroup):
+    for note in apply_limits(limits, args.cgroup, address_limit=not args.no_address_limit):
         print(f"kernel_launcher: {note}", file=sys.stderr)
     try:
         os.setsid()
@@ -197,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             hide=args.hide,
             reveal=args.reveal,
             bwrap=args.bwrap_path,
+            extra=json.loads(args.bwrap_extra),
         )
     else:
         cmd = kernel_argv

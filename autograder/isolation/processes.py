@@ -5,7 +5,9 @@ tools keep that bounded: a ``pids`` cgroup per kernel (as root, where
 ``/sys/fs/cgroup`` is writable) whose ``pids.max`` caps tasks and which is
 emptied with SIGKILL at the end (:func:`make_cgroup`, :func:`kill_cgroup`),
 and :func:`kill_job`, which kills a worker with every session its processes
-opened.
+opened. A kernel that uses a GPU gets a memory cgroup as well
+(:func:`make_memory_cgroup`): its resident memory is capped instead of its
+address space.
 """
 
 from __future__ import annotations
@@ -57,6 +59,71 @@ def make_cgroup(max_tasks: int) -> Path | None:
     except OSError as exc:
         log.warning("no pids cgroup for the grading kernel (%s); process limit via RLIMIT_NPROC only", exc)
         return None
+
+
+def memory_cgroup_root() -> Path | None:
+    """A writable memory cgroup hierarchy (v1 ``/sys/fs/cgroup/memory``, or v2 with the memory controller), or None."""
+    if os.geteuid() != 0:
+        return None
+    v1 = Path("/sys/fs/cgroup/memory")
+    if (v1 / "memory.limit_in_bytes").exists() and os.access(v1, os.W_OK):
+        return v1
+    v2 = Path("/sys/fs/cgroup")
+    with contextlib.suppress(OSError):
+        if "memory" in (v2 / "cgroup.controllers").read_text().split() and os.access(v2, os.W_OK):
+            return v2
+    return None
+
+
+def make_memory_cgroup(limit_bytes: int, pids_group: Path | None = None) -> Path | None:
+    """A cgroup whose resident memory (and swap) is capped at ``limit_bytes``; None where none can be made.
+
+    Over it the kernel's OOM killer ends the kernel (SIGKILL), as it would a process over ``RLIMIT_AS`` that
+    native code cannot recover from. Unlike ``RLIMIT_AS`` it leaves address space alone, which CUDA reserves
+    by the tens of GiB. cgroup v2 puts a process in one group only: there the pids group carries the limit too.
+    """
+    root = memory_cgroup_root()
+    if root is None:
+        return None
+    v1 = root.name == "memory"
+    try:
+        if not v1 and pids_group is not None and root in pids_group.parents:
+            group = pids_group
+            for folder in (root, group.parent):
+                with contextlib.suppress(OSError):
+                    (folder / "cgroup.subtree_control").write_text("+memory")
+        else:
+            parent = root / CGROUP_PARENT
+            parent.mkdir(exist_ok=True)
+            if not v1:
+                for folder in (root, parent):
+                    with contextlib.suppress(OSError):
+                        (folder / "cgroup.subtree_control").write_text("+memory")
+            group = parent / f"memory-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            group.mkdir()
+        if v1:
+            (group / "memory.limit_in_bytes").write_text(str(limit_bytes))
+            with contextlib.suppress(OSError):  # absent without swap accounting
+                (group / "memory.memsw.limit_in_bytes").write_text(str(limit_bytes))
+        else:
+            (group / "memory.max").write_text(str(limit_bytes))
+            with contextlib.suppress(OSError):
+                (group / "memory.swap.max").write_text("0")
+        return group
+    except OSError as exc:
+        log.warning("no memory cgroup for the grading kernel (%s)", exc)
+        return None
+
+
+def oom_kills(group: Path) -> int:
+    """Processes of ``group`` the kernel's OOM killer ended for its memory limit (v1 ``memory.oom_control``,
+    v2 ``memory.events``)."""
+    for name in ("memory.events", "memory.oom_control"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            for line in (group / name).read_text().splitlines():
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+    return 0
 
 
 def cgroup_pids(group: Path) -> list[int]:
