@@ -206,6 +206,17 @@ def _hpml_guard_setup(CONF):
         path = _realpath(code.co_filename)
         return not _inside(path, cwd) and any(_inside(path, d) for d in library_roots)
 
+    def _library_submodule(parent, attr, v):
+        """v is submodule ``parent.attr`` of installed code, bound by its import (Python sets the attribute:
+        ``from numba.types import X`` puts numba's redirect module in place of ``numba.types``)."""
+        if not _isinst(v, ModuleType) or _get(mods, parent + "." + attr) is not v:
+            return False
+        mfile = getattr(v, "__file__", None)
+        if not mfile:
+            return False
+        path = _realpath(mfile)
+        return not _inside(path, cwd) and any(_inside(path, d) for d in library_roots)
+
     def _provenance(dotted):
         parts = dotted.split(".")
         for i in range(_len(parts) - 1, 0, -1):
@@ -251,7 +262,11 @@ def _hpml_guard_setup(CONF):
             for attr, v, code, defaults, kwdefaults in entries:
                 cur = _get(mdict, attr, _check)
                 if cur is not v:
-                    if cur is not _check and name + "." + attr not in key_targets and _from_library(cur):
+                    if (
+                        cur is not _check
+                        and name + "." + attr not in key_targets
+                        and (_from_library(cur) or _library_submodule(name, attr, cur))
+                    ):
                         continue  # re-bound by installed library code, e.g. torch._dynamo's wrappers
                     add(name + "." + attr + (" was deleted" if cur is _check else " was replaced"))
                 elif code is not None and (

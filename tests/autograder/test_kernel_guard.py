@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 
 import numpy
 import pytest
@@ -24,8 +25,9 @@ def _test_cell(grade_id: str, source: str):
 
 
 @pytest.fixture
-def guarded_shell():
-    """(shell, guarded notebook) with the guard set up; the shell, numpy and builtins are restored afterwards."""
+def guarded_shell(request, tmp_path, monkeypatch):
+    """(shell, guarded notebook) with the guard set up; the shell, numpy and builtins are restored afterwards.
+    The test cell's source may be given as the fixture's parameter (indirect parametrization)."""
     from IPython.core.displaypub import CapturingDisplayPublisher
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
@@ -34,7 +36,9 @@ def guarded_shell():
     config.HistoryManager.hist_file = ":memory:"
     shell = InteractiveShell.instance(config=config)
     shell.display_pub = CapturingDisplayPublisher()
-    nb = new_notebook(cells=[_test_cell("test_close", "import numpy as np\nassert np.allclose([1.0], [1.0])")])
+    monkeypatch.chdir(tmp_path)  # the submission's folder, as in a grading kernel (not the repository's .venv)
+    source = getattr(request, "param", "import numpy as np\nassert np.allclose([1.0], [1.0])")
+    nb = new_notebook(cells=[_test_cell("test_close", source)])
     nb, resources = InsertTamperGuards().preprocess(nb, {})
     allclose, before = numpy.allclose, set(vars(builtins))
     result = shell.run_cell(nb.cells[0].source)
@@ -90,3 +94,29 @@ def test_configuration_is_data_never_code():
     namespace = {}
     exec(call[0].replace(SETUP_FUNCTION, "parsed = dict", 1), namespace)  # the argument the guard receives
     assert namespace["parsed"] == conf
+
+
+@pytest.fixture
+def numba_types_not_imported():
+    """numba as a fresh kernel has it: ``numba.types`` re-exports ``numba.core.types`` until the submodule
+    ``numba.types`` is imported (numba-cuda does so on its first real-GPU compile); restored afterwards."""
+    numba = pytest.importorskip("numba")
+    saved = numba.types, sys.modules.pop("numba.types", None)
+    numba.types = numba.core.types
+    yield numba
+    numba.types = saved[0]
+    if saved[1] is not None:
+        sys.modules["numba.types"] = saved[1]
+
+
+@pytest.mark.parametrize("guarded_shell", ["import numba\nassert numba.float32 is not None"], indirect=True)
+def test_a_submodule_bound_by_installed_code_is_not_tampering_a_module_set_by_hand_is(
+    numba_types_not_imported, guarded_shell
+):
+    shell, nb = guarded_shell
+    assert shell.run_cell("from numba.types import float32").success  # numba's redirect module takes the name
+    result = shell.run_cell(nb.cells[1].source)
+    assert result.success, result.error_in_exec
+    assert shell.run_cell("import types, numba\nnumba.types = types.ModuleType('numba.types')").success
+    result = shell.run_cell(nb.cells[1].source)
+    assert "numba.types was replaced" in str(result.error_in_exec)
