@@ -16,7 +16,8 @@ Who enforces what (see ``autograder/isolation/sandbox.py`` for the whole guarant
 - ``memory_mb``: ``RLIMIT_AS`` of the kernel and of every process it starts
   (address space, so slightly stricter than resident memory; importing numpy,
   torch, numba and matplotlib needs about 1 GB of it). Over it, allocations
-  fail: Python raises ``MemoryError``, or native code aborts and the kernel dies.
+  fail: Python raises ``MemoryError``, or native code aborts and the kernel dies. A kernel with a GPU has its
+  resident memory capped instead, by a memory cgroup (CUDA reserves far more address space than that).
 - ``max_processes``: tasks (processes and threads) the kernel may have at once.
   Linux does not enforce ``RLIMIT_NPROC`` for root, so as root the launcher
   puts the kernel in a fresh ``pids`` cgroup with ``pids.max`` set to this

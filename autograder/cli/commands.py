@@ -92,9 +92,9 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
     if args.backend == "slurm":
         from ..grading.slurm import SlurmOptions
 
-        slurm = SlurmOptions.from_env(args.partition, args.account, args.sbatch_option)
-    elif args.partition or args.account or args.sbatch_option:
-        raise CourseError("--partition, --account and --sbatch-option are for --backend slurm")
+        slurm = SlurmOptions.from_env(args.partition, args.account, args.sbatch_option, args.slurm_gpu_option)
+    elif args.partition or args.account or args.sbatch_option or args.slurm_gpu_option:
+        raise CourseError("--partition, --account, --sbatch-option and --slurm-gpu-option are for --backend slurm")
     jobs = args.jobs or (None if slurm else default_jobs())
     if jobs is not None and jobs < 1:
         raise CourseError("--jobs must be at least 1")

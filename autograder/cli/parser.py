@@ -128,6 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="one more sbatch option, e.g. --sbatch-option=--qos=short (repeatable; default: $HPML_SLURM_OPTIONS)",
     )
     p.add_argument(
+        "--slurm-gpu-option",
+        action="append",
+        metavar="OPTION",
+        help="what each task of a GPU lab asks for instead of --gres=gpu:1, e.g. --slurm-gpu-option=--gpus-per-task=1 "
+        "(repeatable; default: $HPML_SLURM_GPU_OPTIONS)",
+    )
+    p.add_argument(
         "--lms-time-zone",
         metavar="ZONE",
         default="UTC",

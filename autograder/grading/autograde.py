@@ -223,7 +223,8 @@ def grade_tasks(
                 gradebook_rows.forget_grading(lab, task.student_id, paths, gradebook_too=False)
             with _reference_for_workers(reference_results(lab, paths, limits)):
                 if slurm is not None:
-                    run_array(lab, pending, paths, snapshot, limits, jobs, finished, slurm, say=tqdm.write)
+                    gpu_lab = Lab.load(lab, paths).needs.gpu != "no"
+                    run_array(lab, pending, paths, snapshot, limits, jobs, finished, slurm, tqdm.write, gpu_lab)
                 else:
                     run_workers(lab, pending, paths, snapshot, limits, jobs, finished, gpu_ids, jobs_per_gpu)
     finally:

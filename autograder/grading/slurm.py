@@ -13,6 +13,11 @@ limit plus the grace the local backend gives (and a minute to start Python),
 ``--cpus-per-task`` the threads each kernel gets. Partition, account and any
 other ``sbatch`` option come from the command line or, for a course, from
 ``$HPML_SLURM_PARTITION``, ``$HPML_SLURM_ACCOUNT`` and ``$HPML_SLURM_OPTIONS``.
+A lab that uses a GPU (``[needs] gpu``) asks for one per task, ``--gres=gpu:1``
+by default; a cluster that names GPUs another way sets ``--slurm-gpu-option``
+(or ``$HPML_SLURM_GPU_OPTIONS``), e.g. ``--gpus-per-task=1`` or
+``--partition=gpu --gres=gpu:a100:1``. The task's worker hands its kernel the
+GPU Slurm allocated (``SLURM_JOB_GPUS``, else ``CUDA_VISIBLE_DEVICES``).
 
 How a task ends maps to the student's status: ``TIMEOUT`` is the wall limit
 (timed out), ``OUT_OF_MEMORY`` a worker killed for memory (memory limit); a
@@ -59,6 +64,7 @@ ENDED = {
     "REVOKED",
 }
 WORKER_MEMORY_MB = 1024  # the worker and nbgrader beside the kernel
+GPU_REQUEST = ("--gres=gpu:1",)
 START_MARGIN_S = 60  # Python and nbgrader start inside the task
 
 
@@ -68,15 +74,21 @@ class SlurmOptions:
     account: str = ""
     extra: tuple[str, ...] = ()  # more sbatch options, e.g. ("--qos=short",)
     poll_s: float = 0.5
+    gpu: tuple[str, ...] = GPU_REQUEST  # what a GPU lab's task asks for
 
     @classmethod
-    def from_env(cls, partition: str = "", account: str = "", extra: list[str] | None = None) -> SlurmOptions:
-        """Command-line values first, then the course's ``$HPML_SLURM_PARTITION``/``_ACCOUNT``/``_OPTIONS``."""
+    def from_env(
+        cls, partition: str = "", account: str = "", extra: list[str] | None = None, gpu: list[str] | None = None
+    ) -> SlurmOptions:
+        """Command-line values first, then the course's ``$HPML_SLURM_PARTITION``/``_ACCOUNT``/``_OPTIONS``/
+        ``_GPU_OPTIONS``."""
         options = tuple(extra or ()) or tuple(shlex.split(os.environ.get("HPML_SLURM_OPTIONS", "")))
+        gpu_options = tuple(gpu or ()) or tuple(shlex.split(os.environ.get("HPML_SLURM_GPU_OPTIONS", "")))
         return cls(
             partition or os.environ.get("HPML_SLURM_PARTITION", ""),
             account or os.environ.get("HPML_SLURM_ACCOUNT", ""),
             options,
+            gpu=gpu_options or GPU_REQUEST,
         )
 
 
@@ -198,9 +210,17 @@ def query(job_id: str) -> dict[int, TaskState]:
 
 
 def submit(
-    lab: str, entries: list[dict], paths: CoursePaths, limits: Limits, jobs: int, cpus: int, options: SlurmOptions
+    lab: str,
+    entries: list[dict],
+    paths: CoursePaths,
+    limits: Limits,
+    jobs: int,
+    cpus: int,
+    options: SlurmOptions,
+    gpu: bool = False,
 ) -> str:
-    """Write the task list and submit the array (``jobs`` tasks at a time); return the job id."""
+    """Write the task list and submit the array (``jobs`` tasks at a time, each with a GPU when ``gpu``);
+    return the job id."""
     folder = paths.work / "jobs" / lab
     folder.mkdir(parents=True, exist_ok=True)
     tasks_file = folder / "slurm-tasks.json"
@@ -227,6 +247,7 @@ def submit(
         *resources(limits, cpus),
         *([f"--partition={options.partition}"] if options.partition else []),
         *([f"--account={options.account}"] if options.account else []),
+        *(options.gpu if gpu else ()),
         *options.extra,
         str(script),
     ]
@@ -292,8 +313,10 @@ def run_array(
     on_finished: Callable[[object], None],
     options: SlurmOptions,
     say: Callable[[str], None] | None = None,
+    gpu: bool = False,
 ) -> None:
-    """Grade ``tasks`` as one array job; call ``on_finished`` (Ctrl-C held) as each task ends.
+    """Grade ``tasks`` as one array job, a GPU per task when ``gpu``; call ``on_finished`` (Ctrl-C held) as each
+    task ends.
 
     The counterpart of :func:`autograder.grading.scheduler.run_workers`: the same job
     folders and worker environment, submitted with ``sbatch`` instead of forked.
@@ -310,9 +333,16 @@ def run_array(
         changed = {k: v for k, v in env.items() if os.environ.get(k) != v}  # the rest comes with --export=ALL
         soft = limits.notebook_timeout_s - soft_limit_margin_s(limits)
         entries.append(
-            {"lab": lab, "student": task.student_id, "job": str(task.job), "env": changed, "soft_limit_s": soft}
+            {
+                "lab": lab,
+                "student": task.student_id,
+                "job": str(task.job),
+                "env": changed,
+                "soft_limit_s": soft,
+                "gpu": gpu,
+            }
         )
-    job_id = submit(lab, entries, paths, limits, jobs, cpus, options)
+    job_id = submit(lab, entries, paths, limits, jobs, cpus, options, gpu)
     if say:
         say(f"slurm: array job {job_id}, {len(tasks)} task(s), at most {jobs} at once")
 

@@ -28,11 +28,8 @@ what to do through environment variables (read when the kernel manager is create
                             instead of address space; the default with a GPU.
 ==========================  ==================================================
 
-Memory: ``RLIMIT_AS`` = ``memory_mb`` for a kernel without a GPU. A CUDA context
-reserves tens of GiB of address space, so a kernel with a GPU has its resident
-memory capped instead: a memory cgroup (root, writable cgroup tree), else
-``systemd-run --scope -p MemoryMax=`` where systemd runs, else no limit, which
-the worker's log says for each student.
+Memory: ``RLIMIT_AS`` = ``memory_mb`` for a kernel without a GPU; a kernel with
+a GPU has its resident memory capped instead (:mod:`autograder.isolation.memory`).
 
 nbgrader uses it through :class:`SandboxedExecute` (nbgrader's ``Execute``
 ignores ``c.Execute.kernel_manager_class``: it passes ``AsyncKernelManager``
@@ -91,7 +88,7 @@ from pathlib import Path
 from nbgrader.preprocessors import Execute
 
 from ..limits import Limits
-from . import gpus, kernel_launcher, processes
+from . import gpus, kernel_launcher, memory, processes
 from .reply_channel import PromptKernelManager
 
 SCRATCH_ENV = "HPML_SANDBOX_SCRATCH"
@@ -261,12 +258,6 @@ def revealed_paths(kernel_argv: list[str] = ()) -> list[str]:
     return [p for p in dict.fromkeys(out + _env_paths(REVEAL_ENV)) if p]
 
 
-@functools.lru_cache(maxsize=1)
-def systemd_scope_available() -> bool:
-    """``systemd-run --scope`` can put a kernel under a memory limit: systemd is this machine's init."""
-    return shutil.which("systemd-run") is not None and Path("/run/systemd/system").is_dir()
-
-
 def _is_bwrap(pid: int) -> bool:
     with contextlib.suppress(OSError):
         return Path(f"/proc/{pid}/comm").read_text().strip() == kernel_launcher.BWRAP
@@ -310,8 +301,7 @@ class SandboxedKernelManager(PromptKernelManager):
         self.sandbox_cgroup: Path | None = None
         self.sandbox_gpu = os.environ.get(gpus.GPU_ENV, "").strip() or None
         self.sandbox_resident_memory = self.sandbox_gpu is not None or os.environ.get(MEMORY_ENV) == "resident"
-        self.sandbox_memory_cgroup: Path | None = None
-        self.sandbox_memory = "address space (RLIMIT_AS)"
+        self.sandbox_memory: memory.MemoryCap | None = None
         self.sandbox_killed_for: str | None = None
         self.sandbox_started_at: float | None = None
         self._timer: threading.Timer | None = None
@@ -336,9 +326,10 @@ class SandboxedKernelManager(PromptKernelManager):
             "--limits",
             self.sandbox_limits.to_json(),
         ]
-        for group in dict.fromkeys(g for g in (self.sandbox_cgroup, self.sandbox_memory_cgroup) if g is not None):
+        cap = self.sandbox_memory or memory.MemoryCap(memory.ADDRESS_SPACE)
+        for group in dict.fromkeys(g for g in (self.sandbox_cgroup, cap.cgroup) if g is not None):
             cmd += ["--cgroup", str(group)]
-        if self.sandbox_resident_memory:
+        if not cap.address_limit:
             cmd += ["--no-address-limit"]
         if self.sandbox_level == BUBBLEWRAP:
             cmd += [
@@ -354,35 +345,16 @@ class SandboxedKernelManager(PromptKernelManager):
                 cmd += ["--hide", h]
             for r in revealed_paths(kernel_argv):
                 cmd += ["--reveal", r]
-        return self._memory_scope() + cmd + ["--"] + kernel_argv
-
-    def _memory_scope(self) -> list[str]:
-        """``systemd-run --scope`` with the memory limit, for a resident limit without a memory cgroup of ours."""
-        if self.sandbox_memory != "unlimited" or not systemd_scope_available():
-            return []
-        self.sandbox_memory = "resident (systemd scope)"
-        limit = self.sandbox_limits.memory_bytes
-        return ["systemd-run", "--scope", "--quiet", "--collect", "-p", f"MemoryMax={limit}", "-p", "MemorySwapMax=0"]
-
-    def _limit_resident_memory(self) -> None:
-        group = processes.make_memory_cgroup(self.sandbox_limits.memory_bytes, self.sandbox_cgroup)
-        if group is not None:
-            self.sandbox_memory_cgroup = group
-            self.sandbox_memory = "resident (memory cgroup)"
-            return
-        self.sandbox_memory = "unlimited"
-        if not systemd_scope_available():
-            log.warning(
-                "memory is NOT limited for this student's kernel: a kernel with a GPU cannot run under RLIMIT_AS, "
-                "and this machine offers no writable memory cgroup (grade as root) and no systemd-run"
-            )
+        return cap.prefix + cmd + ["--"] + kernel_argv
 
     async def _async_pre_start_kernel(self, **kw):
         kw["cwd"] = self.sandbox_scratch  # never the autograded notebook's folder
         if self.sandbox_cgroup is None:
             self.sandbox_cgroup = processes.make_cgroup(self.sandbox_limits.max_processes)
-        if self.sandbox_resident_memory and self.sandbox_memory_cgroup is None:
-            self._limit_resident_memory()
+        if self.sandbox_memory is None:
+            self.sandbox_memory = memory.memory_cap(
+                self.sandbox_resident_memory, self.sandbox_limits.memory_bytes, self.sandbox_cgroup
+            )
         env = dict(kw.get("env") or os.environ)
         env.update(gpus.kernel_env(self.sandbox_gpu, self.sandbox_level == BUBBLEWRAP))
         kw["env"] = env
@@ -415,6 +387,9 @@ class SandboxedKernelManager(PromptKernelManager):
                 await asyncio.sleep(0.01)
         await super()._async_kill_kernel(restart=restart)
 
+    def _memory_cgroup(self) -> Path | None:
+        return self.sandbox_memory.cgroup if self.sandbox_memory else None
+
     def _kill_for_timeout(self) -> None:
         self.sandbox_killed_for = "notebook_timeout"
         self._kill_everything()
@@ -430,7 +405,7 @@ class SandboxedKernelManager(PromptKernelManager):
         if proc is not None:
             with contextlib.suppress(ProcessLookupError, OSError):
                 proc.kill()
-        for group in (self.sandbox_cgroup, self.sandbox_memory_cgroup):
+        for group in (self.sandbox_cgroup, self._memory_cgroup()):
             for pid in processes.cgroup_pids(group) if group is not None else []:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
@@ -449,8 +424,8 @@ class SandboxedKernelManager(PromptKernelManager):
             "pids_max_hit": processes.pids_max_hits(self.sandbox_cgroup) if self.sandbox_cgroup else None,
             "limits": json.loads(self.sandbox_limits.to_json()),
             "gpu": self.sandbox_gpu,
-            "memory": self.sandbox_memory,
-            "oom_kills": processes.oom_kills(self.sandbox_memory_cgroup) if self.sandbox_memory_cgroup else None,
+            "memory": self.sandbox_memory.how if self.sandbox_memory else memory.ADDRESS_SPACE,
+            "oom_kills": processes.oom_kills(self._memory_cgroup()) if self._memory_cgroup() else None,
         }
         if code is not None and code > 128 and self.sandbox_level == BUBBLEWRAP:
             rec["signal"] = code - 128  # bubblewrap reports a killed child as 128 + signal
@@ -468,8 +443,8 @@ class SandboxedKernelManager(PromptKernelManager):
         await super()._async_cleanup_resources(restart=restart)
         if not first:
             return
-        groups = dict.fromkeys(g for g in (self.sandbox_cgroup, self.sandbox_memory_cgroup) if g is not None)
-        self.sandbox_cgroup = self.sandbox_memory_cgroup = None
+        groups = dict.fromkeys(g for g in (self.sandbox_cgroup, self._memory_cgroup()) if g is not None)
+        self.sandbox_cgroup = self.sandbox_memory = None
         for group in groups:  # milliseconds: _kill_everything has killed them (no thread pool: forked workers)
             processes.kill_cgroup(group)
         report = os.environ.get(REPORT_ENV, "").strip()

@@ -1,6 +1,6 @@
 """A single-node Slurm cluster on this machine, for the tests and the benchmark (run as root).
 
-    python3 deploy/slurm/cluster.py start [--dir DIR] [--memory-limits]   # prints the SLURM_CONF to export
+    python3 deploy/slurm/cluster.py start [--dir DIR] [--memory-limits] [--stand-in-gpus N]   # prints SLURM_CONF
     python3 deploy/slurm/cluster.py stop [--dir DIR]
 
 It writes ``slurm.conf`` (and ``cgroup.conf``) into ``DIR`` (default
@@ -11,6 +11,10 @@ idle; ``stop`` ends the three by their process ids. Every client command must
 see the same configuration: ``SLURM_CONF=DIR/slurm.conf`` (set by
 :func:`start` for this process). With ``--memory-limits`` the node tracks jobs
 with cgroups and a task over its ``--mem`` is killed (state ``OUT_OF_MEMORY``).
+With ``--stand-in-gpus N`` the node declares N GPUs (``Gres=gpu:N``) whose device
+files are made for the cluster (copies of ``/dev/null``): a GPU lab's
+``--gres=gpu:1`` is scheduled, and Slurm sets the task's GPU variables, on a
+machine without a GPU.
 Job records stay in ``slurmctld`` for ``MinJobAge`` (here 10 minutes), which is
 where ``scontrol show job`` reads finished tasks from: no accounting database.
 """
@@ -48,8 +52,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def write_config(folder: Path, memory_limits: bool) -> Path:
-    """``slurm.conf`` (and ``cgroup.conf``) for one node: this host, its cores, most of its memory."""
+def write_config(folder: Path, memory_limits: bool, stand_in_gpus: int = 0) -> Path:
+    """``slurm.conf`` (and ``cgroup.conf``, ``gres.conf``) for one node: this host, its cores, most of its memory,
+    and ``stand_in_gpus`` GPUs whose device files are copies of ``/dev/null``."""
     host = socket.gethostname().split(".")[0]
     cpus = os.cpu_count() or 1
     memory_mb = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20 * 0.8)
@@ -90,12 +95,22 @@ def write_config(folder: Path, memory_limits: bool) -> Path:
         "JobAcctGatherType=jobacct_gather/none",
         "AccountingStorageType=accounting_storage/none",
         "KillWait=5",
-        f"NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN",
+        *(["GresTypes=gpu"] if stand_in_gpus else []),
+        f"NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN"
+        + (f" Gres=gpu:{stand_in_gpus}" if stand_in_gpus else ""),
         "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
     ]
     conf = folder / "slurm.conf"
     conf.write_text("\n".join(lines) + "\n")
     (folder / "cgroup.conf").write_text("CgroupPlugin=autodetect\nConstrainRAMSpace=yes\nConstrainSwapSpace=yes\n")
+    if stand_in_gpus:
+        devices = folder / "gpus"
+        devices.mkdir(exist_ok=True)
+        for i in range(stand_in_gpus):
+            node = devices / f"nvidia{i}"
+            if not node.exists():
+                os.mknod(node, 0o666 | 0o020000, os.stat("/dev/null").st_rdev)
+        (folder / "gres.conf").write_text(f"NodeName={host} Name=gpu File={devices}/nvidia[0-{stand_in_gpus - 1}]\n")
     return conf
 
 
@@ -114,14 +129,16 @@ def _munged(folder: Path) -> None:
     )
 
 
-def start(folder: Path = DEFAULT_DIR, memory_limits: bool = False, timeout: float = 60.0) -> Path:
+def start(
+    folder: Path = DEFAULT_DIR, memory_limits: bool = False, timeout: float = 60.0, stand_in_gpus: int = 0
+) -> Path:
     """Start the cluster; return its ``slurm.conf`` (also put in ``os.environ['SLURM_CONF']``)."""
     why = why_not()
     if why:
         raise SystemExit(f"cluster: {why}")
     stop(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    conf = write_config(folder, memory_limits)
+    conf = write_config(folder, memory_limits, stand_in_gpus)
     env = dict(os.environ, SLURM_CONF=str(conf))
     _munged(folder)
     os.environ["SLURM_CONF"] = str(conf)
@@ -181,9 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=("start", "stop"))
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help=f"configuration and state ({DEFAULT_DIR})")
     parser.add_argument("--memory-limits", action="store_true", help="track jobs with cgroups (OOM over --mem)")
+    parser.add_argument("--stand-in-gpus", type=int, default=0, metavar="N", help="declare N GPUs (stand-in devices)")
     args = parser.parse_args(argv)
     if args.command == "start":
-        conf = start(args.dir, args.memory_limits)
+        conf = start(args.dir, args.memory_limits, stand_in_gpus=args.stand_in_gpus)
         print(f"cluster up: export SLURM_CONF={conf}")
     else:
         print("stopped: " + (", ".join(stop(args.dir)) or "nothing"))

@@ -22,7 +22,8 @@ def toy_course(tmp_path, monkeypatch) -> CoursePaths:
 
 @pytest.fixture(scope="session")
 def slurm_cluster(tmp_path_factory):
-    """A one-node Slurm cluster on this machine (root, slurm-wlm), memory limits by cgroups; skips where impossible."""
+    """A one-node Slurm cluster on this machine (root, slurm-wlm), memory limits by cgroups, two stand-in GPUs;
+    skips where impossible."""
     from deploy.slurm import cluster
 
     why = cluster.why_not()
@@ -30,7 +31,7 @@ def slurm_cluster(tmp_path_factory):
         pytest.skip(f"no Slurm cluster: {why}")
     folder = tmp_path_factory.mktemp("slurm")
     try:
-        conf = cluster.start(folder, memory_limits=True)
+        conf = cluster.start(folder, memory_limits=True, stand_in_gpus=2)
     except SystemExit as exc:
         pytest.skip(f"the Slurm cluster did not start here: {exc}")
     try:

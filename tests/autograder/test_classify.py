@@ -52,6 +52,17 @@ def test_kernel_deaths_are_told_apart():
     assert unscored(died).status == KERNEL_DIED and "answer_x" in unscored(died).message
     oom = WorkerResult(success=False, kernel_died=True, dead_cell="answer_x", kernel=[{"signal": 9}])
     assert unscored(oom).status == MEMORY_LIMIT and "signal 9" in unscored(oom).message
+    # a GPU kernel's memory cgroup counts the OOM kill it made, whatever exit the kernel reported
+    cgroup = WorkerResult(success=False, kernel_died=True, dead_cell="answer_x", kernel=[{"oom_kills": 1}])
+    assert unscored(cgroup).status == MEMORY_LIMIT
+    assert (
+        scored_outcome(
+            WorkerResult(success=True, stopped={"why": "died", "cell": "c"}, kernel=[{"exit_code": 1, "oom_kills": 2}]),
+            LIMITS,
+            0.0,
+        ).status
+        == MEMORY_LIMIT
+    )
     memory_error = WorkerResult(success=False, kernel_died=True, memory_error_cells=["answer_x"])
     assert unscored(memory_error).status == MEMORY_LIMIT
     over_wall = WorkerResult(success=False, kernel_died=True, dead_cell="answer_x")

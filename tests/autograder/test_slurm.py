@@ -19,8 +19,9 @@ import nbformat
 import pytest
 
 from autograder import cli
-from autograder.grading import slurm
+from autograder.grading import slurm, slurm_task
 from autograder.limits import Limits
+from autograder.paths import CoursePaths
 from autograder.records import GRADER_ERROR, MEMORY_LIMIT, TIMED_OUT, StatusStore
 from tests.autograder.lab01_class import LAB, lab01_class
 
@@ -77,7 +78,43 @@ def test_course_settings_come_from_the_environment_unless_given(monkeypatch):
     assert slurm.SlurmOptions.from_env("cpu", "hpml", ["--exclusive"]).extra == ("--exclusive",)
 
 
+def test_gpu_request_comes_from_the_command_line_then_the_course_then_the_default(monkeypatch):
+    assert slurm.SlurmOptions.from_env().gpu == ("--gres=gpu:1",)
+    monkeypatch.setenv("HPML_SLURM_GPU_OPTIONS", "--partition=gpu --gres=gpu:a100:1")
+    assert slurm.SlurmOptions.from_env().gpu == ("--partition=gpu", "--gres=gpu:a100:1")
+    assert slurm.SlurmOptions.from_env(gpu=["--gpus-per-task=1"]).gpu == ("--gpus-per-task=1",)
+
+
+def test_a_task_hands_its_kernel_the_gpu_slurm_allocated():
+    assert slurm_task.allocated_gpu({"SLURM_JOB_GPUS": "3,5", "CUDA_VISIBLE_DEVICES": "0,1"}) == "3"
+    assert slurm_task.allocated_gpu({"CUDA_VISIBLE_DEVICES": "2"}) == "2"
+    assert slurm_task.allocated_gpu({"CUDA_VISIBLE_DEVICES": ""}) is None
+    assert slurm_task.allocated_gpu({}) is None
+
+
 # --------------------------------------------------------------------------- on a real cluster
+
+
+def _held_array(paths: CoursePaths, gpu: bool, options: slurm.SlurmOptions) -> str:
+    """A one-task array of lab04 submitted on hold: what ``scontrol`` says it asked for."""
+    job_id = slurm.submit("lab04_cuda_numba", [{}], paths, Limits(), 1, 1, options, gpu)
+    try:
+        return subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True).stdout
+    finally:
+        slurm.cancel(job_id)
+
+
+@pytest.mark.slow
+def test_a_gpu_labs_array_asks_slurm_for_a_gpu_per_task(slurm_cluster, tmp_path, monkeypatch):
+    """Read back from scontrol on the one-node cluster (two stand-in GPUs): --gres=gpu:1 per task for a GPU lab,
+    the course's own request where it sets one, nothing for a CPU lab."""
+    monkeypatch.setenv("HPML_GRADING_DIR", str(tmp_path))
+    paths = CoursePaths.from_env()
+    held = slurm.SlurmOptions(extra=("--hold",))
+    assert "gres:gpu:1" in _held_array(paths, True, held)
+    assert "gres:gpu" not in _held_array(paths, False, held)
+    own = slurm.SlurmOptions(extra=("--hold",), gpu=("--gres=gpu:2",))
+    assert "gres:gpu:2" in _held_array(paths, True, own)
 
 
 def only_perfect_with(code: str):
