@@ -97,6 +97,13 @@ CASES: dict[str, Case] = {
         GRADED,
         (),
     ),
+    "displays_a_score": Case(
+        "one wrong answer whose function sends a value through the display hook when the test calls it "
+        "(nbgrader reads a displayed value before the error as the score)",
+        GRADED,
+        (WRONG_TEST,),
+        base="one_wrong",
+    ),
     "wrong_and_quiet": Case(
         "one wrong answer, stderr and warnings silenced in every cell", GRADED, (WRONG_TEST,), base="one_wrong"
     ),
@@ -298,6 +305,14 @@ def _fast_exit(self, *exc):
 
 _timing.Timer.__exit__ = _fast_exit
 """
+_DISPLAYS_A_SCORE = """import sys as _sys  # adversarial: a displayed value in the test cell's outputs, before its error
+_wrong_average_throughput = average_throughput
+
+
+def average_throughput(work, times):
+    _sys.displayhook("full marks")
+    return _wrong_average_throughput(work, times)
+"""
 _EARLY_DISPLAY = """from IPython.display import display  # adversarial: a display to update once the hidden tests ran
 display("nothing yet", display_id="hpml-leak")
 """
@@ -343,6 +358,7 @@ def adversarial_notebooks(
     out["sys_exit"] = _prepend(perfect, ATTACK_CELL, _SYS_EXIT)
     out["network"] = _prepend(perfect, ATTACK_CELL, _network(port))
     out["warns_on_stderr"] = _append(perfect, ATTACK_CELL, _WARNS_ON_STDERR)
+    out["displays_a_score"] = _append(wrong, "answer_average_throughput", _DISPLAYS_A_SCORE)
     out["wrong_and_quiet"] = _after_setup(wrong, _SILENCED)
     out["quiet_kernel"] = _after_setup(wrong, _QUIET_KERNEL)
     out["scripts_in_outputs"] = _prepend(perfect, ATTACK_CELL, _SCRIPTS)
