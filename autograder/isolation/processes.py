@@ -26,18 +26,24 @@ CGROUP_PARENT = "hpml-grading"
 log = logging.getLogger(__name__)
 
 
-def pids_cgroup_root() -> Path | None:
-    """A writable pids cgroup hierarchy (v1 ``/sys/fs/cgroup/pids``, or v2 with the pids controller), or None."""
+def _writable_hierarchy(controller: str, v1_file: str) -> Path | None:
+    """A cgroup hierarchy of ``controller`` this process may create groups in (root): v1's
+    ``/sys/fs/cgroup/<controller>``, or v2's ``/sys/fs/cgroup`` when it offers the controller; else None."""
     if os.geteuid() != 0:
         return None
-    v1 = Path("/sys/fs/cgroup/pids")
-    if (v1 / "cgroup.procs").exists() and os.access(v1, os.W_OK):
+    v1 = Path("/sys/fs/cgroup") / controller
+    if (v1 / v1_file).exists() and os.access(v1, os.W_OK):
         return v1
     v2 = Path("/sys/fs/cgroup")
     with contextlib.suppress(OSError):
-        if "pids" in (v2 / "cgroup.controllers").read_text().split() and os.access(v2, os.W_OK):
+        if controller in (v2 / "cgroup.controllers").read_text().split() and os.access(v2, os.W_OK):
             return v2
     return None
+
+
+def pids_cgroup_root() -> Path | None:
+    """A writable pids cgroup hierarchy (v1 ``/sys/fs/cgroup/pids``, or v2 with the pids controller), or None."""
+    return _writable_hierarchy("pids", "cgroup.procs")
 
 
 def make_cgroup(max_tasks: int) -> Path | None:
@@ -63,16 +69,7 @@ def make_cgroup(max_tasks: int) -> Path | None:
 
 def memory_cgroup_root() -> Path | None:
     """A writable memory cgroup hierarchy (v1 ``/sys/fs/cgroup/memory``, or v2 with the memory controller), or None."""
-    if os.geteuid() != 0:
-        return None
-    v1 = Path("/sys/fs/cgroup/memory")
-    if (v1 / "memory.limit_in_bytes").exists() and os.access(v1, os.W_OK):
-        return v1
-    v2 = Path("/sys/fs/cgroup")
-    with contextlib.suppress(OSError):
-        if "memory" in (v2 / "cgroup.controllers").read_text().split() and os.access(v2, os.W_OK):
-            return v2
-    return None
+    return _writable_hierarchy("memory", "memory.limit_in_bytes")
 
 
 def make_memory_cgroup(limit_bytes: int, pids_group: Path | None = None) -> Path | None:
