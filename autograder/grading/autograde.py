@@ -155,7 +155,8 @@ def grade_tasks(
     from tqdm.auto import tqdm
 
     jobs = max(1, jobs or (len(tasks) if slurm is not None else default_jobs()))
-    gpu_ids = [] if slurm is not None else lab_gpus(lab, paths, gpus)
+    uses_gpu = Lab.load(lab, paths).needs.gpu != "no"
+    gpu_ids = visible_gpus()[: None if gpus is None else max(0, gpus)] if uses_gpu and slurm is None else []
     if gpu_ids and jobs > len(gpu_ids) * jobs_per_gpu:
         jobs = len(gpu_ids) * jobs_per_gpu
         tqdm.write(f"{lab} uses a GPU: {jobs} student(s) at a time ({len(gpu_ids)} GPU(s) x {jobs_per_gpu} each)")
@@ -223,22 +224,12 @@ def grade_tasks(
                 gradebook_rows.forget_grading(lab, task.student_id, paths, gradebook_too=False)
             with _reference_for_workers(reference_results(lab, paths, limits)):
                 if slurm is not None:
-                    gpu_lab = Lab.load(lab, paths).needs.gpu != "no"
-                    run_array(lab, pending, paths, snapshot, limits, jobs, finished, slurm, tqdm.write, gpu_lab)
+                    run_array(lab, pending, paths, snapshot, limits, jobs, finished, slurm, tqdm.write, uses_gpu)
                 else:
                     run_workers(lab, pending, paths, snapshot, limits, jobs, finished, gpu_ids, jobs_per_gpu)
     finally:
         progress.close()
     return [results[t.student_id] for t in tasks if t.student_id in results]
-
-
-def lab_gpus(lab: str, paths: CoursePaths, count: int | None = None) -> list[str]:
-    """The GPUs a grading of ``lab`` hands out: none for a lab without ``[needs] gpu``, else the first ``count``
-    of those this process may use (all by default)."""
-    if Lab.load(lab, paths).needs.gpu == "no":
-        return []
-    found = visible_gpus()
-    return found if count is None else found[: max(0, count)]
 
 
 def _reference_for_workers(path: Path | None) -> contextlib.AbstractContextManager[None]:

@@ -217,7 +217,7 @@ def run_workers(
         while queue and len(running) < jobs:
             task = queue.pop(0)
             task.slot = free.pop(0)
-            gpu = gpus.assign(task.slot, list(gpu_ids), jobs_per_gpu)
+            gpu = gpus.assign(task.slot, gpu_ids, jobs_per_gpu)
             start_worker(lab, task, paths, snapshot, limits, jobs, gpu, shared)
             running.append(task)
 

@@ -30,7 +30,7 @@ import time
 import traceback
 from pathlib import Path
 
-from ..isolation import gpus, sandbox, tamper
+from ..isolation import gpus, memory, sandbox, tamper
 from ..labs import cell_label, notebook_names
 from ..limits import Limits
 from ..paths import CoursePaths
@@ -150,14 +150,11 @@ def device_notes(kernels: list[dict]) -> list[str]:
             notes.append(
                 f"GPU {gpu} was shared by up to {shared} students graded at once: its speed tests measured a shared GPU"
             )
-    for memory in dict.fromkeys(k.get("memory") for k in kernels):
-        if memory == "unlimited":
-            notes.append(
-                "memory was NOT limited: a kernel with a GPU cannot run under RLIMIT_AS, and this machine "
-                "offers no writable memory cgroup (grade as root) and no systemd-run"
-            )
-        elif memory and memory.startswith("resident"):
-            notes.append(f"memory limit on resident memory: {memory}")
+    for how in dict.fromkeys(k.get("memory") for k in kernels):
+        if how == memory.UNLIMITED:
+            notes.append(f"memory was NOT limited: {memory.UNLIMITED_WHY}")
+        elif how in (memory.CGROUP, memory.SYSTEMD_SCOPE):
+            notes.append(f"memory limit on resident memory: {how}")
     return notes
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 GPU_ENV = "HPML_SANDBOX_GPU"  # the worker's GPU (an index, or a UUID a scheduler gave)
@@ -61,7 +62,7 @@ def visible_gpus(env: dict | None = None) -> list[str]:
     return [str(i) for i in node_indices()]
 
 
-def assign(slot: int, gpus: list[str], jobs_per_gpu: int) -> str | None:
+def assign(slot: int, gpus: Sequence[str], jobs_per_gpu: int) -> str | None:
     """The GPU of worker slot ``slot`` (0-based): slots 0..K-1 share the first GPU, K..2K-1 the second, ..."""
     if not gpus:
         return None

@@ -203,7 +203,11 @@ def _hpml_guard_setup(CONF):
             code = _code_of(call) if call is not None else None
         if code is None:
             return False
-        path = _realpath(code.co_filename)
+        return _installed(code.co_filename)
+
+    def _installed(filename):
+        """True when a file lives in installed code: a library root, not the notebook's folder."""
+        path = _realpath(filename)
         return not _inside(path, cwd) and any(_inside(path, d) for d in library_roots)
 
     def _library_submodule(parent, attr, v):
@@ -214,8 +218,7 @@ def _hpml_guard_setup(CONF):
         mfile = getattr(v, "__file__", None)
         if not mfile:
             return False
-        path = _realpath(mfile)
-        return not _inside(path, cwd) and any(_inside(path, d) for d in library_roots)
+        return _installed(mfile)
 
     def _provenance(dotted):
         parts = dotted.split(".")

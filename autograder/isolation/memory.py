@@ -20,6 +20,10 @@ ADDRESS_SPACE = "address space (RLIMIT_AS)"
 CGROUP = "resident (memory cgroup)"
 SYSTEMD_SCOPE = "resident (systemd scope)"
 UNLIMITED = "unlimited"
+UNLIMITED_WHY = (
+    "a kernel with a GPU cannot run under RLIMIT_AS, and this machine offers no writable memory cgroup "
+    "(grade as root) and no systemd-run"
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +58,5 @@ def memory_cap(resident: bool, limit_bytes: int, pids_group: Path | None = None)
     if systemd_scope_available():
         scope = ["systemd-run", "--scope", "--quiet", "--collect"]
         return MemoryCap(SYSTEMD_SCOPE, prefix=[*scope, "-p", f"MemoryMax={limit_bytes}", "-p", "MemorySwapMax=0"])
-    log.warning(
-        "memory is NOT limited for this student's kernel: a kernel with a GPU cannot run under RLIMIT_AS, "
-        "and this machine offers no writable memory cgroup (grade as root) and no systemd-run"
-    )
+    log.warning("memory is NOT limited for this student's kernel: %s", UNLIMITED_WHY)
     return MemoryCap(UNLIMITED)

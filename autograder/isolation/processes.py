@@ -84,19 +84,17 @@ def make_memory_cgroup(limit_bytes: int, pids_group: Path | None = None) -> Path
         return None
     v1 = root.name == "memory"
     try:
-        if not v1 and pids_group is not None and root in pids_group.parents:
+        shared = not v1 and pids_group is not None and root in pids_group.parents
+        if shared:
             group = pids_group
+        else:
+            (root / CGROUP_PARENT).mkdir(exist_ok=True)
+            group = root / CGROUP_PARENT / f"memory-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        if not v1:  # v2: the controller is enabled for the children of each ancestor, before the group exists
             for folder in (root, group.parent):
                 with contextlib.suppress(OSError):
                     (folder / "cgroup.subtree_control").write_text("+memory")
-        else:
-            parent = root / CGROUP_PARENT
-            parent.mkdir(exist_ok=True)
-            if not v1:
-                for folder in (root, parent):
-                    with contextlib.suppress(OSError):
-                        (folder / "cgroup.subtree_control").write_text("+memory")
-            group = parent / f"memory-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        if not shared:
             group.mkdir()
         if v1:
             (group / "memory.limit_in_bytes").write_text(str(limit_bytes))

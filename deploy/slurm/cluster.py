@@ -27,6 +27,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -109,7 +110,7 @@ def write_config(folder: Path, memory_limits: bool, stand_in_gpus: int = 0) -> P
         for i in range(stand_in_gpus):
             node = devices / f"nvidia{i}"
             if not node.exists():
-                os.mknod(node, 0o666 | 0o020000, os.stat("/dev/null").st_rdev)
+                os.mknod(node, 0o666 | stat.S_IFCHR, os.stat("/dev/null").st_rdev)
         (folder / "gres.conf").write_text(f"NodeName={host} Name=gpu File={devices}/nvidia[0-{stand_in_gpus - 1}]\n")
     return conf
 

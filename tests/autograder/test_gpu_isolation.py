@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -92,7 +93,7 @@ def _stand_in_nodes(folder: Path) -> Path:
     folder.mkdir()
     null = os.stat("/dev/null").st_rdev
     for name in STAND_INS:
-        os.mknod(folder / name, 0o666 | 0o020000, null)
+        os.mknod(folder / name, 0o666 | stat.S_IFCHR, null)
     return folder
 
 
