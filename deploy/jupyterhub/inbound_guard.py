@@ -8,8 +8,9 @@ released the lab) with mode 0700: the student who submitted, and every other
 student, can no longer enter it; ``nbgrader collect`` (run by the instructor)
 reads it as before. Students see their own hand-ins from nbgrader's cache in
 their home, never from the inbound. Symbolic links in a hand-in are removed once
-it is locked (and named in the log): ``nbgrader collect`` runs as the instructor
-and would copy whatever a link points at, a classmate's hand-in or the solutions.
+it is locked, and a link in place of a hand-in folder at once (each named in the
+log): ``nbgrader collect`` runs as the instructor and would copy whatever a link
+points at, a classmate's hand-in or the solutions.
 
     python3 deploy/jupyterhub/inbound_guard.py EXCHANGE            # watch, every second
     python3 deploy/jupyterhub/inbound_guard.py EXCHANGE --once     # one pass
@@ -76,9 +77,25 @@ def lock_inbound(exchange: Path) -> list[Path]:
             continue
         owner = inbound.stat()
         for entry in sorted(os.scandir(inbound), key=lambda e: e.name):
-            if lock_submission(Path(entry.path), owner.st_uid, owner.st_gid):
+            if entry.is_symlink():
+                remove_link_in_place_of_hand_in(inbound, entry.name)
+            elif lock_submission(Path(entry.path), owner.st_uid, owner.st_gid):
                 locked.append(Path(entry.path))
     return locked
+
+
+def remove_link_in_place_of_hand_in(inbound: Path, name: str) -> None:
+    """Unlink ``inbound/name``, a link a student made where a hand-in folder goes.
+
+    nbgrader always makes a real folder; ``nbgrader collect`` (the instructor)
+    would collect whatever a link there points at, a classmate's locked hand-in
+    under this student's name.
+    """
+    try:
+        os.unlink(inbound / name)
+    except OSError:
+        return  # gone already
+    print(f"inbound guard: removed the symbolic link {name} (a link in place of a hand-in folder)", flush=True)
 
 
 def watch(exchange: Path, every_s: float = 1.0) -> None:

@@ -11,10 +11,16 @@ releases the feedback and each student fetches their own.
 Then, as student2: no listing of the exchange's inbound or feedback, no reading
 of student1's submission (which nbgrader alone leaves readable), home or
 feedback, nor of the instructor's course folder and gradebook.
+A fourth student, as themselves, leaves links in the inbound while the guard
+runs: one in place of a hand-in folder, pointing at student1's hand-in, and a
+finished hand-in whose notebook links to the instructor's solutions and whose
+other entry links to student1's hand-in. Neither earns a point nor reaches the
+instructor's collected folder.
 """
 
 from __future__ import annotations
 
+import os
 import pwd
 import shlex
 import shutil
@@ -38,6 +44,7 @@ pytestmark = pytest.mark.hub
 
 INSTRUCTOR = "hpmlt-instructor"
 STUDENTS = ("hpmlt-student1", "hpmlt-student2", "hpmlt-student3")
+ATTACKER = "hpmlt-student4"  # hands in nothing but symbolic links
 NBGRADER = hubctl.DEFAULT_PREFIX / "venv" / "bin"
 GUARD = hubctl.HERE / "inbound_guard.py"
 
@@ -65,7 +72,7 @@ def cycle(tmp_path_factory):
     prefix = tmp_path_factory.mktemp("exchange-users")
     (prefix / "state").mkdir(mode=0o700)
     exchange = hubctl.make_exchange(Path("/srv/nbgrader") / f"hpmlt-exchange-{prefix.name}")
-    hubctl.create_demo_users(prefix, INSTRUCTOR, STUDENTS)
+    hubctl.create_demo_users(prefix, INSTRUCTOR, (*STUDENTS, ATTACKER))
     try:
         yield _run_cycle(exchange, tmp_path_factory.mktemp("grading"))
     finally:
@@ -111,7 +118,9 @@ def _run_cycle(exchange: Path, grading: Path) -> dict:
         due = datetime.now(timezone.utc)
         time.sleep(1.1)
         third = hand_in(STUDENTS[2], "perfect")
-        _wait_until_locked([first, second, third])
+        links = _hand_in_links(exchange, inbound, first, solutions=_instructor_solutions(course_dir))
+        _wait_until_locked([first, second, third, links["folder"]])
+        _wait_until_gone(links["in_place"])
     finally:
         guard.terminate()
         guard_log = guard.communicate(timeout=10)[0]
@@ -136,10 +145,50 @@ def _run_cycle(exchange: Path, grading: Path) -> dict:
         "seconds": seconds,
         "home": home,
         "inbound": [first, second, third],
+        "links": links,
+        "submitted": course_dir / "submitted",
         "readable_before": readable_before,
         "guard_log": guard_log,
         "pages": {s: paths.feedback / s / LAB / f"{LAB}.html" for s in STUDENTS},
     }
+
+
+def _instructor_solutions(course_dir: Path) -> Path:
+    """The solutions notebook where an instructor keeps it: ``~/course/source/<lab>/`` (theirs, mode 0600)."""
+    solutions = course_dir / "source" / LAB / f"{LAB}.ipynb"
+    solutions.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SOURCE, solutions)
+    os.chmod(solutions, 0o600)
+    subprocess.run(["chown", "-R", f"{INSTRUCTOR}:", str(course_dir / "source")], check=True)
+    return solutions
+
+
+def _hand_in_links(exchange: Path, inbound: Path, classmate: Path, solutions: Path) -> dict[str, Path]:
+    """As ATTACKER: a link in place of a hand-in folder (to ``classmate``'s), and a finished hand-in of links.
+
+    The attacker is given the classmate's folder name (nbgrader hides it only behind a random suffix).
+    """
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    in_place = inbound / f"{ATTACKER}+{LAB}+{stamp}+link"
+    as_user(ATTACKER, f"ln -s {q(classmate)} {q(in_place)}", exchange)
+    time.sleep(0.01)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    folder = inbound / f"{ATTACKER}+{LAB}+{stamp}+links"
+    as_user(
+        ATTACKER,
+        f"mkdir {q(folder)} && echo {q(stamp)} > {q(folder / 'timestamp.txt')}"
+        f" && ln -s {q(solutions)} {q(folder / (LAB + '.ipynb'))}"
+        f" && ln -s {q(classmate)} {q(folder / 'classmate')} && chmod 0777 {q(folder)}",
+        exchange,
+    )
+    return {"in_place": in_place, "folder": folder}
+
+
+def _wait_until_gone(link: Path, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while os.path.lexists(link):
+        assert time.monotonic() < deadline, f"the inbound guard left {link} for {timeout:.0f} s"
+        time.sleep(0.1)
 
 
 def _wait_until_locked(folders: list[Path], timeout: float = 15.0) -> None:
@@ -161,7 +210,7 @@ def _fetched_pages(student: str) -> list[Path]:
 
 
 def test_submissions_through_the_exchange_are_graded_with_late_status(cycle):
-    rows = cycle["rows"]
+    rows = {s: r for s, r in cycle["rows"].items() if s != ATTACKER}
     print(f"release, fetch, 3 submissions, collect, autograde, feedback released and fetched: {cycle['seconds']:.1f} s")
     assert sorted(rows) == sorted(STUDENTS)
     perfect, wrong, late = (rows[s] for s in STUDENTS)
@@ -203,3 +252,17 @@ def test_the_inbound_guard_closes_submissions_that_nbgrader_leaves_open(cycle):
     assert as_user(spy, f"touch {q(first / 'planted.txt')}", exchange, check=False).returncode != 0
     # nor can its author change a hand-in after the fact
     assert as_user(STUDENTS[0], f"touch {q(first / 'late-edit.txt')}", exchange, check=False).returncode != 0
+
+
+def test_links_in_the_inbound_earn_nothing_and_reach_no_one(cycle):
+    links, log = cycle["links"], cycle["guard_log"]
+    assert f"removed the symbolic link {links['in_place'].name}" in log
+    assert f"removed the symbolic link {links['folder'].name}/{LAB}.ipynb" in log
+    assert f"removed the symbolic link {links['folder'].name}/classmate" in log
+    row = cycle["rows"].get(ATTACKER)
+    assert row is None or (row.score == 0 and row.status != "graded"), row
+    if row is not None:
+        print(f"{ATTACKER}: {row.status}: {row.message}")
+    collected = list((cycle["submitted"] / ATTACKER).rglob("*"))  # [] when nothing was collected
+    print(f"collected for {ATTACKER}: {[str(p.relative_to(cycle['submitted'])) for p in collected]}")
+    assert not [p for p in collected if p.is_symlink() or p.name in ("classmate", f"{LAB}.ipynb")]

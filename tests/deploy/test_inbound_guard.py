@@ -38,3 +38,19 @@ def test_a_locked_hand_in_keeps_its_files_and_loses_its_links(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "removed the symbolic link" in printed and "copy.ipynb" in printed and "sub/folder" in printed
     assert lock_inbound(tmp_path / "exchange") == []  # locked once
+
+
+def test_a_link_in_place_of_a_hand_in_is_removed_and_its_target_kept(tmp_path, capsys):
+    inbound = tmp_path / "exchange" / "hpml" / "inbound"
+    classmate = inbound / "student1+lab01_benchmarking+2026-11-26 10:00:00.000000 UTC+abc"
+    classmate.mkdir(parents=True)
+    (classmate / "lab01_benchmarking.ipynb").write_text("student1's answers")
+    os.chown(inbound, 1234, 1234)
+    os.chmod(classmate, LOCKED_MODE)
+    os.chown(classmate, 1234, 1234)  # locked already
+    link = inbound / "student2+lab01_benchmarking+2026-11-26 10:01:00.000000 UTC+def"
+    link.symlink_to(classmate, target_is_directory=True)
+    assert lock_inbound(tmp_path / "exchange") == []
+    assert not os.path.lexists(link)
+    assert (classmate / "lab01_benchmarking.ipynb").read_text() == "student1's answers"
+    assert "a link in place of a hand-in folder" in capsys.readouterr().out
