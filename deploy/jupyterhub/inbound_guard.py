@@ -10,7 +10,9 @@ reads it as before. Students see their own hand-ins from nbgrader's cache in
 their home, never from the inbound. Symbolic links in a hand-in are removed once
 it is locked, and a link in place of a hand-in folder at once (each named in the
 log): ``nbgrader collect`` runs as the instructor and would copy whatever a link
-points at, a classmate's hand-in or the solutions.
+points at, a classmate's hand-in or the solutions. A ``timestamp.txt`` that says
+another time than when the folder was finished (a hand-in made by hand, back-dated)
+is set to that moment.
 
     python3 deploy/jupyterhub/inbound_guard.py EXCHANGE            # watch, every second
     python3 deploy/jupyterhub/inbound_guard.py EXCHANGE --once     # one pass
@@ -22,15 +24,22 @@ starts and stops with the hub. Standard library only: it runs under any Python.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import stat
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 # nbgrader's last step of a submission is chmod 0777 on its folder: a folder with that mode is complete
 FINISHED_MODE = 0o777
 LOCKED_MODE = 0o700
+NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f %Z"  # timestamp.txt, as nbgrader submit writes it (UTC)
+# nbgrader takes its time before it copies the files (100 MB at most) and sets 0777 last: a time further
+# from the moment the folder was finished than this was written by someone else
+TIMESTAMP_SLACK_S = 300
 
 
 def lock_submission(folder: Path, uid: int, gid: int) -> bool:
@@ -53,9 +62,46 @@ def lock_submission(folder: Path, uid: int, gid: int) -> bool:
         os.fchmod(fd, LOCKED_MODE)
         for link in remove_links(fd):
             print(f"inbound guard: removed the symbolic link {folder.name}/{link}", flush=True)
+        claimed = check_timestamp(fd, st.st_ctime)
+        if claimed is not None:
+            print(
+                f"inbound guard: {folder.name}/timestamp.txt said {claimed!r}; set to when the hand-in was finished",
+                flush=True,
+            )
         return True
     finally:
         os.close(fd)
+
+
+def check_timestamp(folder_fd: int, finished: float) -> str | None:
+    """Set ``timestamp.txt`` to ``finished`` (the folder's ctime: its last chmod, which no user can back-date)
+    when it says another time (more than TIMESTAMP_SLACK_S away), is unreadable or is missing; what it said.
+
+    A student who makes a hand-in folder by hand writes its time too: the grader
+    takes ``timestamp.txt`` as the submission time.
+    """
+    try:
+        file_fd = os.open("timestamp.txt", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
+        with os.fdopen(file_fd, "rb") as f:
+            text = f.read(200).decode("utf-8", "replace").strip()
+    except OSError:
+        text = ""
+    try:
+        when = datetime.strptime(text, NBGRADER_TIME).replace(tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        when = None
+    if when is not None and abs(when - finished) <= TIMESTAMP_SLACK_S:
+        return None
+    true_time = datetime.fromtimestamp(finished, timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISDIR(os.lstat("timestamp.txt", dir_fd=folder_fd).st_mode):
+            shutil.rmtree("timestamp.txt", dir_fd=folder_fd)
+        else:
+            os.unlink("timestamp.txt", dir_fd=folder_fd)  # whatever it was (a pipe, a device): a plain file now
+    file_fd = os.open("timestamp.txt", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=folder_fd)
+    with os.fdopen(file_fd, "w") as f:
+        f.write(true_time)
+    return text
 
 
 def remove_links(folder_fd: int) -> list[str]:

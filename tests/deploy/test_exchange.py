@@ -14,8 +14,9 @@ feedback, nor of the instructor's course folder and gradebook.
 A fourth student, as themselves, leaves links in the inbound while the guard
 runs: one in place of a hand-in folder, pointing at student1's hand-in, and a
 finished hand-in whose notebook links to the instructor's solutions and whose
-other entry links to student1's hand-in. Neither earns a point nor reaches the
-instructor's collected folder.
+other entry links to student1's hand-in, with a back-dated ``timestamp.txt``.
+Neither earns a point nor reaches the instructor's collected folder, and the
+time is set to when the folder was finished.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ pytestmark = pytest.mark.hub
 
 INSTRUCTOR = "hpmlt-instructor"
 STUDENTS = ("hpmlt-student1", "hpmlt-student2", "hpmlt-student3")
-ATTACKER = "hpmlt-student4"  # hands in nothing but symbolic links
+ATTACKER = "hpmlt-student4"  # hands in nothing but symbolic links, back-dated
+BACK_DATED = "2020-01-01 00:00:00.000000 UTC"
 NBGRADER = hubctl.DEFAULT_PREFIX / "venv" / "bin"
 GUARD = hubctl.HERE / "inbound_guard.py"
 
@@ -176,7 +178,7 @@ def _hand_in_links(exchange: Path, inbound: Path, classmate: Path, solutions: Pa
     folder = inbound / f"{ATTACKER}+{LAB}+{stamp}+links"
     as_user(
         ATTACKER,
-        f"mkdir {q(folder)} && echo {q(stamp)} > {q(folder / 'timestamp.txt')}"
+        f"mkdir {q(folder)} && echo {q(BACK_DATED)} > {q(folder / 'timestamp.txt')}"
         f" && ln -s {q(solutions)} {q(folder / (LAB + '.ipynb'))}"
         f" && ln -s {q(classmate)} {q(folder / 'classmate')} && chmod 0777 {q(folder)}",
         exchange,
@@ -259,6 +261,7 @@ def test_links_in_the_inbound_earn_nothing_and_reach_no_one(cycle):
     assert f"removed the symbolic link {links['in_place'].name}" in log
     assert f"removed the symbolic link {links['folder'].name}/{LAB}.ipynb" in log
     assert f"removed the symbolic link {links['folder'].name}/classmate" in log
+    assert f"{links['folder'].name}/timestamp.txt said '{BACK_DATED}'" in log
     row = cycle["rows"].get(ATTACKER)
     assert row is None or (row.score == 0 and row.status != "graded"), row
     if row is not None:
