@@ -29,27 +29,33 @@ from typing import Any
 @dataclass(frozen=True)
 class SmLimits:
     """Per streaming multiprocessor: warps and blocks resident at once, shared memory for all blocks (KiB),
-    shared memory allocated in units of (bytes), and what the CUDA runtime reserves per block (bytes)."""
+    shared memory allocated in units of (bytes), what the CUDA runtime reserves per block (bytes), and the
+    most shared memory one block may use once it opts in (KiB; without opting in, 48 KiB)."""
 
     max_warps: int
     max_blocks: int
     shared_kib: int
     shared_unit: int
     reserved_shared: int
+    shared_per_block_kib: int
 
 
-# From the CUDA C++ Programming Guide's "Technical Specifications per Compute Capability" and the Occupancy
-# Calculator. Every one of these has 65,536 32-bit registers per SM, allocated per warp in units of 256.
+# From the CUDA C++ Programming Guide's "Technical Specifications per Compute Capability" and NVIDIA's
+# occupancy calculator (cuda_occupancy.h, which tests/hpml_lab_utils/test_occupancy_nvidia.py compiles and
+# compares with occupancy() below). Every one of these has 65,536 32-bit registers per SM in 4 sub-partitions
+# (one per warp scheduler) of 16,384, allocated per warp in units of 256.
 SM_LIMITS: dict[tuple[int, int], SmLimits] = {
-    (7, 0): SmLimits(max_warps=64, max_blocks=32, shared_kib=96, shared_unit=256, reserved_shared=0),  # V100
-    (7, 5): SmLimits(max_warps=32, max_blocks=16, shared_kib=64, shared_unit=256, reserved_shared=0),  # T4
-    (8, 0): SmLimits(max_warps=64, max_blocks=32, shared_kib=164, shared_unit=128, reserved_shared=1024),  # A100
-    (8, 6): SmLimits(max_warps=48, max_blocks=16, shared_kib=100, shared_unit=128, reserved_shared=1024),  # A10
-    (8, 9): SmLimits(max_warps=48, max_blocks=24, shared_kib=100, shared_unit=128, reserved_shared=1024),  # L4
-    (9, 0): SmLimits(max_warps=64, max_blocks=32, shared_kib=228, shared_unit=128, reserved_shared=1024),  # H100
+    (7, 0): SmLimits(64, 32, shared_kib=96, shared_unit=256, reserved_shared=0, shared_per_block_kib=96),  # V100
+    (7, 5): SmLimits(32, 16, shared_kib=64, shared_unit=256, reserved_shared=0, shared_per_block_kib=64),  # T4
+    (8, 0): SmLimits(64, 32, shared_kib=164, shared_unit=128, reserved_shared=1024, shared_per_block_kib=163),  # A100
+    (8, 6): SmLimits(48, 16, shared_kib=100, shared_unit=128, reserved_shared=1024, shared_per_block_kib=99),  # A10
+    (8, 9): SmLimits(48, 24, shared_kib=100, shared_unit=128, reserved_shared=1024, shared_per_block_kib=99),  # L4
+    (9, 0): SmLimits(64, 32, shared_kib=228, shared_unit=128, reserved_shared=1024, shared_per_block_kib=227),  # H100
 }
 REGISTERS_PER_SM = 65536
+SUB_PARTITIONS = 4  # registers are split between the SM's 4 warp schedulers: a warp lives in one of them
 REGISTER_UNIT = 256
+MAX_REGISTERS_PER_THREAD = 255
 WARP_SIZE = 32
 MAX_THREADS_PER_BLOCK = 1024
 
@@ -226,23 +232,40 @@ def occupancy(
 ) -> Occupancy:
     """Blocks resident per SM = min over the limits of warps, blocks, registers and shared memory.
 
-    Registers are allocated per warp, ``ceil(32 r / unit) * unit``; shared memory per block,
-    ``ceil((s + reserved) / unit) * unit``. Occupancy = resident warps / the SM's maximum warps.
+    As NVIDIA's calculator (``cuda_occupancy.h``) counts them. Registers: each warp gets
+    ``ceil(32 r / 256) * 256`` of one sub-partition's 16,384, so ``4 * floor(16384 / that)`` warps fit
+    (fewer than ``65536 / that``: a warp cannot straddle two sub-partitions); a block is refused when
+    its warps, rounded up to a multiple of 4, need more than 65,536. Shared memory: each block gets
+    ``ceil((s + reserved) / unit) * unit`` of the SM's; a block over the per-block limit (48 KiB, more
+    once the kernel opts in, up to ``shared_per_block_kib``) cannot launch. Occupancy = resident warps /
+    the SM's maximum warps.
     """
     if cc not in SM_LIMITS:
         raise ValueError(f"no limits for compute capability {cc}: known {sorted(SM_LIMITS)}")
     if not 1 <= threads_per_block <= MAX_THREADS_PER_BLOCK:
         raise ValueError(f"threads_per_block must be 1 to {MAX_THREADS_PER_BLOCK}, got {threads_per_block}")
+    if not 0 <= registers_per_thread <= MAX_REGISTERS_PER_THREAD:
+        raise ValueError(f"registers_per_thread must be 0 to {MAX_REGISTERS_PER_THREAD}, got {registers_per_thread}")
+    if shared_bytes_per_block < 0:
+        raise ValueError(f"shared_bytes_per_block must be >= 0, got {shared_bytes_per_block}")
     sm = SM_LIMITS[cc]
     warps_per_block = math.ceil(threads_per_block / WARP_SIZE)
     limits = {"warps": sm.max_warps // warps_per_block, "blocks": sm.max_blocks}
     if registers_per_thread > 0:
         registers_per_warp = math.ceil(registers_per_thread * WARP_SIZE / REGISTER_UNIT) * REGISTER_UNIT
-        limits["registers"] = (REGISTERS_PER_SM // registers_per_warp) // warps_per_block
+        # the hardware's launch check assumes the block's warps spread over all 4 sub-partitions
+        if registers_per_warp * math.ceil(warps_per_block / SUB_PARTITIONS) * SUB_PARTITIONS > REGISTERS_PER_SM:
+            limits["registers"] = 0
+        else:
+            warps_per_sub_partition = (REGISTERS_PER_SM // SUB_PARTITIONS) // registers_per_warp
+            limits["registers"] = warps_per_sub_partition * SUB_PARTITIONS // warps_per_block
     shared_per_block = shared_bytes_per_block + sm.reserved_shared
     if shared_per_block > 0:
         shared_per_block = math.ceil(shared_per_block / sm.shared_unit) * sm.shared_unit
-        limits["shared memory"] = sm.shared_kib * 1024 // shared_per_block
+        if shared_per_block > sm.shared_per_block_kib * 1024 + sm.reserved_shared:
+            limits["shared memory"] = 0
+        else:
+            limits["shared memory"] = sm.shared_kib * 1024 // shared_per_block
     blocks = min(limits.values())
     limited_by = min(limits, key=lambda k: (limits[k], ["warps", "registers", "shared memory", "blocks"].index(k)))
     warps = blocks * warps_per_block

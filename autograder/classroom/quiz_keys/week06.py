@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hpml_lab_utils import ptx
+
 
 def _tiled_global_reads(n: int, tile: int) -> int:
     # (n / tile)^2 blocks, each loads n / tile pairs of tile x tile tiles of A and B
@@ -31,19 +33,11 @@ def _pipelined_ms(chunks: int, h2d_ms: float, kernel_ms: float, d2h_ms: float) -
     return max(free)
 
 
-def _occupancy(threads: int, registers: int, max_warps: int = 64, register_file: int = 65536, unit: int = 256) -> float:
-    # registers are allocated per warp in units of `unit`; whole blocks are resident or none
-    warps_per_block = -(-threads // 32)
-    registers_per_warp = -(-registers * 32 // unit) * unit
-    blocks = min(max_warps // warps_per_block, (register_file // registers_per_warp) // warps_per_block)
-    return blocks * warps_per_block / max_warps
-
-
 KEYS: dict[str, Callable[[], Any]] = {
     "w06_tiled_reads": lambda: _tiled_global_reads(1024, 16),
     "w06_sectors": lambda: _sectors_touched(4),
     "w06_shared_bytes": lambda: 2 * 32 * 32 * 4,  # one tile of A and one of B, float32
-    "w06_occupancy": lambda: _occupancy(256, 40),
+    "w06_occupancy": lambda: ptx.occupancy(256, 40).fraction,  # NVIDIA's calculator's rule
     "w06_streams": lambda: _pipelined_ms(6, 2.0, 3.0, 2.0),
     "w06_coalesced": lambda: "thread t reads A[i, t] (along a row)",
     "w06_uvm": lambda: (
