@@ -9,7 +9,9 @@ submitted (the item scores 0), an empty ``due_at`` means no deadline. For each
 student, in this order:
 
 1. **Late days** of each item (:mod:`autograder.classroom.late_days`), after any
-   extension. The bank (``late.bank_days``) is spent in due-date order on the
+   extension: a row's ``due_at`` is that student's due time (an LMS's
+   per-student due date); the policy's ``[[extensions]]`` count from the
+   item's most common due time and win over the row's. The bank (``late.bank_days``) is spent in due-date order on the
    items of ``late = "bank"`` categories; late days past the bank cost
    ``penalty_per_day`` percent of the item's maximum each, and more than
    ``max_penalty_days`` of them score zero. ``late = "zero"`` categories score
@@ -28,6 +30,7 @@ each naming its row; nothing is computed from a file with problems.
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -181,11 +184,6 @@ def read_scores(path: Path | str, policy: Policy) -> list[ScoreRow]:
         first = first_of_item.setdefault(item, row)
         if first.max_score != top:
             problems.append(f"line {line}: {item} has max_score {top:g} here, {first.max_score:g} on line {first.line}")
-        if first.due_at != due:
-            problems.append(
-                f"line {line}: {item} is due {cell['due_at'] or '(none)'} here, {first.due_at} on line {first.line} "
-                "(one due time per item; give a student more time with [[extensions]] in the policy)"
-            )
         rows.append(row)
     students = {r.student_id for r in rows}
     items = {r.item for r in rows}
@@ -208,11 +206,17 @@ def round_half_up(x: float, places: int = 2) -> float:
 
 
 def item_rows(rows: Iterable[ScoreRow], policy: Policy) -> dict[str, ScoreRow]:
-    """Each item's first row (its category, maximum and due time), by category (the policy's order), then due
-    date, then name: the order of the final table's columns."""
-    firsts: dict[str, ScoreRow] = {}
+    """Each item's row for its category, maximum and due time (the first row with the item's most common due
+    time: an LMS gives some students their own), by category (the policy's order), then due date, then name:
+    the order of the final table's columns."""
+    by_item: dict[str, list[ScoreRow]] = {}
     for r in rows:
-        firsts.setdefault(r.item, r)
+        by_item.setdefault(r.item, []).append(r)
+    firsts: dict[str, ScoreRow] = {}
+    for item, its_rows in by_item.items():
+        dues = Counter(r.due_at for r in its_rows)
+        most = max(dues.values())
+        firsts[item] = next(r for r in its_rows if dues[r.due_at] == most)
     rank = {c.name: i for i, c in enumerate(policy.categories)}
     far = datetime.max.replace(tzinfo=policy.zone)
     order = sorted(firsts, key=lambda i: (rank[firsts[i].category], firsts[i].due_at or far, i))
@@ -231,14 +235,15 @@ def _short(when: datetime | None, policy: Policy) -> str:
 def _item(sid: str, item: str, row: ScoreRow | None, like: ScoreRow, policy: Policy) -> ItemGrade:
     """An item before the bank: its raw points, due time (extensions applied) and late days."""
     category = policy.category_of(item)
-    grade = ItemGrade(item, like.category, like.max_score, due=like.due_at)
+    # a row's own due_at is the student's (an LMS's per-student due date); a policy extension counts from the item's
+    grade = ItemGrade(item, like.category, like.max_score, due=row.due_at if row is not None else like.due_at)
     if (sid, item) in policy.excused:
         grade.excused = True
         grade.notes.append("excused: not counted")
         return grade
     ext = policy.extension(sid, item)
-    if ext is not None and grade.due is not None:
-        grade.due = ext.due_at or add_days(grade.due, ext.days, policy.zone)
+    if ext is not None and like.due_at is not None:
+        grade.due = ext.due_at or add_days(like.due_at, ext.days, policy.zone)
         grade.notes.append(f"extension: due {_short(grade.due, policy)}")
     if row is None:
         grade.missing = True

@@ -19,8 +19,8 @@ def export_scores(
     """The labs' rows of ``course-grades`` (:data:`autograder.classroom.course_grades.SCORE_COLUMNS`) from the gradebook.
 
     One row per student and lab with points: nbgrader's submission time (from the
-    hand-in's ``timestamp.txt``) and the lab's due date (``autograde --due``), both
-    UTC. Returns the rows and one line per row without a submission time, or per
+    hand-in's ``timestamp.txt``) and the due date that applied to the student
+    (``autograde --due``, later for a student with an extension), both UTC. Returns the rows and one line per row without a submission time, or per
     student left out (a submission that could not be graded: no points to export).
     """
     paths = paths or CoursePaths.from_env()
@@ -30,7 +30,7 @@ def export_scores(
         with open_gradebook(paths) as gb:
             for a in gb.assignments:
                 for s in a.submissions:
-                    times[a.name, s.student.id] = (s.timestamp, a.duedate)
+                    times[a.name, s.student.id] = (s.timestamp, s.duedate)  # the student's own: extensions in
 
     def iso(when) -> str:  # nbgrader keeps UTC times without their zone
         return "" if when is None else when.replace(tzinfo=when.tzinfo or timezone.utc).isoformat()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+from datetime import timezone
 from pathlib import Path
 
 from ..classroom.lms import import_download
-from ..grading.autograde import autograde_class
+from ..grading.autograde import autograde_class, extensions_for
 from ..grading.scheduler import default_jobs
 from ..lab_settings import limits_for
 from ..labs import CourseError, grade_cells, list_labs
@@ -115,6 +116,13 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
             args.lab, Path(args.submissions), Path(args.roster), paths.work, args.lms or "auto", args.lms_time_zone
         )
         print("\n".join(found.report()), flush=True)
+    extensions = {}
+    if args.due:
+        from ..classroom.policy import load_policy
+
+        extensions = extensions_for(args.lab, args.due, load_policy(args.policy))
+        for sid, when in sorted(extensions.items()):
+            print(f"extension: {sid} is due {when.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC", flush=True)
     results = autograde_class(
         args.lab,
         submissions,
@@ -124,6 +132,7 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
         students=args.student,
         force=args.force,
         due=args.due,
+        extensions=extensions,
         bar=True,
         slurm=slurm,
         gpus=args.gpus,

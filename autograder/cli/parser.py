@@ -99,7 +99,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--due",
         metavar="DATETIME",
-        help="the lab's due date (e.g. '2026-11-20 23:59:00 UTC'); a timestamp.txt after it is late",
+        help="the lab's due date (e.g. '2026-11-20 23:59:00 UTC'); a timestamp.txt after it is late, or after the "
+        "student's own due time where the policy's [[extensions]] give them one",
+    )
+    p.add_argument(
+        "--policy",
+        metavar="FILE",
+        help="with --due: the course policy whose [[extensions]] for this lab apply (default: course_policy.toml)",
     )
     p.add_argument(
         "--roster",

@@ -20,6 +20,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 
 from ..isolation.gpus import visible_gpus
@@ -110,9 +111,10 @@ def finish_task(
         )
     with open_gradebook(paths) as gb:  # opened once: merge, then read back what was merged
         gradebook_rows.merge_submission(lab, task.student_id, job / GRADEBOOK, paths, dst=gb)
+        own_due = gradebook_rows.set_extension(lab, task.student_id, task.extension, gb)
         scores = gradebook_rows.gradebook_scores(lab, task.student_id, paths, cells, gb=gb)
         late_s = gradebook_rows.seconds_late(lab, task.student_id, paths, gb=gb)
-    outcome = scored_outcome(result, limits, late_s)
+    outcome = scored_outcome(result, limits, late_s, extended_to=own_due)
     graded = done(
         outcome.status,
         scores.score,
@@ -317,6 +319,7 @@ def autograde_class(
     students: list[str] | None = None,
     force: bool = False,
     due: str | None = None,
+    extensions: dict[str, datetime] | None = None,
     bar: bool = False,
     slurm: SlurmOptions | None = None,
     gpus: int | None = None,
@@ -332,7 +335,9 @@ def autograde_class(
     a final recorded result is not graded again unless ``force``. ``students``
     limits the run to those ids. Students of the lab that are not graded in
     this run keep their earlier results. ``due`` (ISO date and time, UTC) sets
-    the lab's due date for nbgrader's late logic (``timestamp.txt``). ``slurm``:
+    the lab's due date for nbgrader's late logic (``timestamp.txt``); ``extensions``
+    gives some students their own due time (:func:`extensions_for`): they are
+    late only after it (nbgrader's per-student extension). ``slurm``:
     grade on a Slurm cluster, one array task per student (``jobs`` at once;
     default: as many as Slurm allows). A lab whose ``[needs]`` this machine lacks
     stops with :class:`CourseError` before anyone is graded (with Slurm, the
@@ -353,6 +358,7 @@ def autograde_class(
     if due:
         with open_gradebook(paths) as gb:
             gb.update_or_create_assignment(lab, duedate=due)
+    extra_time = _extra_time(due, extensions or {}, {s.student_id for s in subs}, progress)
     limits = limits_for(lab)
     version = lab_version(lab, paths, limits)
     store = StatusStore(paths.statuses)
@@ -368,6 +374,7 @@ def autograde_class(
             secret=_nbgrader_file(sub, "submission_secret.txt"),
             problem=sub.problem,
             sub_hash=submission_hash(sub.notebooks, stamp),
+            extension=extra_time.get(sub.student_id),
         )
         prev = None if force else _skip_reason(lab, task, store, version, paths)
         if prev is not None:
@@ -420,6 +427,36 @@ def autograde_class(
         for s in subs
         if s.student_id in graded or s.student_id in reused
     ]
+
+
+def extensions_for(lab: str, due: str, policy) -> dict[str, datetime]:
+    """Each student's own due time for ``lab`` from the policy's ``[[extensions]]`` (aware datetimes).
+
+    ``days`` counts calendar days after ``due`` in the course's time zone (same local time), ``due_at`` replaces it.
+    """
+    from nbgrader.utils import parse_utc
+
+    from ..classroom.late_days import add_days
+
+    base = parse_utc(due).replace(tzinfo=timezone.utc)
+    return {e.student_id: e.due_at or add_days(base, e.days, policy.zone) for e in policy.extensions if e.item == lab}
+
+
+def _extra_time(
+    due: str | None, extensions: dict[str, datetime], students: set[str], progress: ProgressFn | None
+) -> dict[str, timedelta]:
+    """How much later than ``due`` each extended student's own due time is; says which are not in this batch."""
+    if not extensions:
+        return {}
+    if not due:
+        raise CourseError("extensions need the lab's due date: give --due")
+    from nbgrader.utils import parse_utc
+
+    base = parse_utc(due).replace(tzinfo=timezone.utc)
+    absent = sorted(set(extensions) - students)
+    if absent and progress:
+        progress(f"extensions for students with no submission here (nothing to do): {', '.join(absent)}")
+    return {sid: when - base for sid, when in extensions.items() if sid in students}
 
 
 def _skip_reason(

@@ -10,6 +10,7 @@ statuses are those of :mod:`autograder.records`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from ..limits import Limits
 from ..records import GRADED, GRADER_ERROR, KERNEL_DIED, LATE, MEMORY_LIMIT, TAMPERED, TIMED_OUT
@@ -99,7 +100,9 @@ def unscored_outcome(
     return Outcome(GRADER_ERROR, f"{result.error or 'unknown error'} {log_ref}", None)
 
 
-def scored_outcome(result: WorkerResult, limits: Limits, seconds_late: float) -> Outcome:
+def scored_outcome(
+    result: WorkerResult, limits: Limits, seconds_late: float, extended_to: datetime | None = None
+) -> Outcome:
     """The status of a run whose grades were merged, and its notes; the last matching rule wins.
 
     Order: late, then a cell over its limit, then where the notebook stopped,
@@ -108,9 +111,12 @@ def scored_outcome(result: WorkerResult, limits: Limits, seconds_late: float) ->
     notes, status = [], GRADED
     timed_out = list(dict.fromkeys(result.timed_out_cells))
     stopped = result.stopped or {}
+    due = "the due date" if extended_to is None else f"their extended due date ({extended_to:%Y-%m-%d %H:%M} UTC)"
     if seconds_late > 0:
         status = LATE
-        notes.append(f"submitted {seconds_late / 3600:.1f} h after the due date")
+        notes.append(f"submitted {seconds_late / 3600:.1f} h after {due}")
+    elif extended_to is not None:
+        notes.append(f"extension: due {extended_to:%Y-%m-%d %H:%M} UTC")
     if timed_out:
         status = TIMED_OUT
         over = [c for c in timed_out if not (stopped.get("why") == "wall" and c == stopped.get("cell"))]

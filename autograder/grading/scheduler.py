@@ -25,6 +25,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from ..isolation import gpus, sandbox
@@ -51,6 +52,7 @@ class GradingTask:
     secret: Path | None = None
     problem: str = ""
     sub_hash: str = ""
+    extension: timedelta | None = None  # more time than the lab's due date (the policy's [[extensions]])
     # set when its worker runs
     job: Path | None = None
     proc: subprocess.Popen | None = None

@@ -11,6 +11,7 @@ import contextlib
 import sqlite3
 import warnings
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ..labs import GradeCellInfo, notebook_names
@@ -169,6 +170,18 @@ def merge_submission(lab: str, student_id: str, private_db: Path, paths: CourseP
                 t = comments[c.name]
                 t.auto_comment, t.manual_comment = c.auto_comment, c.manual_comment
         dst.db.commit()
+
+
+def set_extension(lab: str, student_id: str, extension, gb) -> datetime | None:
+    """Give the student's submission nbgrader's ``extension`` (a timedelta; None leaves it as it is); their own
+    due time (aware, UTC) when they have an extension and the lab has a due date."""
+    submission = gb.find_submission(lab, student_id)
+    if extension is not None:
+        submission.extension = extension
+        gb.db.commit()
+    if submission.extension is None or submission.assignment.duedate is None:
+        return None
+    return submission.duedate.replace(tzinfo=timezone.utc)
 
 
 def seconds_late(lab: str, student_id: str, paths: CoursePaths, gb=None) -> float:

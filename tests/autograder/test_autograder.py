@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 import zipfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -20,6 +21,7 @@ import sqlalchemy
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder import cli, labs, sample_class
+from autograder.classroom.policy import DEFAULT_POLICY, load_policy
 from autograder.grading import autograde, scheduler
 from autograder.grading.submissions import InvalidNotebook, discover, extract_zip, normalize_stem, read_notebook, unwrap
 from autograder.isolation import processes
@@ -27,6 +29,7 @@ from autograder.lab_settings import Lab, all_labs, limits_for, limits_table
 from autograder.paths import CoursePaths
 from autograder.pipeline import export, feedback, generate, gradebook, nbgrader_app
 from autograder.pipeline.kernels import KernelMissing, ensure_kernels
+from autograder.pipeline.nbgrader_app import open_gradebook
 from autograder.pipeline.preprocessors import CleanReleaseMetadata, RedactTracebacks
 from autograder.records import (
     CSV_COLUMNS,
@@ -663,15 +666,46 @@ def test_late_submission_by_timestamp(toy_course, tmp_path):
     nbformat.write(nbformat.read(files["perfect"], as_version=4), late / f"{TOY}.ipynb")
     (late / "timestamp.txt").write_text("2026-11-21 10:00:00.000000 UTC")
     (subs / "perfect" / "timestamp.txt").write_text("2026-11-19 10:00:00.000000 UTC")
+    # one day more for two students (the policy's [[extensions]]): on time within it, late after it
+    for student, handed_in in (("extended", "2026-11-21 10:00"), ("extended_late", "2026-11-22 10:00")):
+        (subs / student).mkdir()
+        nbformat.write(nbformat.read(files["perfect"], as_version=4), subs / student / f"{TOY}.ipynb")
+        (subs / student / "timestamp.txt").write_text(f"{handed_in}:00.000000 UTC")
+    own_due = datetime(2026, 11, 21, 23, 59, tzinfo=timezone.utc)
+    extensions = {"extended": own_due, "extended_late": own_due}
+    due = "2026-11-20 23:59:00 UTC"
     out = {
         r.student_id: r
-        for r in autograde.autograde_class(TOY, subs, toy_course, progress=None, due="2026-11-20 23:59:00 UTC")
+        for r in autograde.autograde_class(TOY, subs, toy_course, progress=None, due=due, extensions=extensions)
     }
     assert out["perfect"].status == GRADED and out["perfect"].score == 5
     assert out["late_perfect"].status == "late" and out["late_perfect"].score == 5
     assert "after the due date" in out["late_perfect"].message
+    assert out["extended"].status == GRADED and "extension: due 2026-11-21 23:59 UTC" in out["extended"].message
+    assert out["extended_late"].status == "late"
+    assert "10.0 h after their extended due date (2026-11-21 23:59 UTC)" in out["extended_late"].message
     rows = {r.student_id: r for r in export.collect_results(toy_course)}
     assert rows["late_perfect"].status == "late" and "after the due date" in rows["late_perfect"].message
+    with open_gradebook(toy_course) as gb:  # nbgrader's own late logic agrees (its penalty, its Formgrader)
+        assert gb.find_submission(TOY, "extended").total_seconds_late == 0
+        assert gb.find_submission(TOY, "late_perfect").total_seconds_late > 0
+
+
+def test_extensions_for_a_lab_from_the_policy(tmp_path):
+    """days count calendar days in the course's zone from the lab's due date; due_at replaces it; other labs'
+    extensions do not apply."""
+    policy_file = tmp_path / "policy.toml"
+    policy_file.write_text(
+        DEFAULT_POLICY.read_text()
+        + '[[extensions]]\nstudent_id = "a"\nitem = "lab01"\ndays = 2\n'
+        + '[[extensions]]\nstudent_id = "b"\nitem = "lab01"\ndue_at = 2026-11-30T12:00:00-05:00\n'
+        + '[[extensions]]\nstudent_id = "c"\nitem = "lab02"\ndays = 1\n'
+    )
+    got = autograde.extensions_for("lab01", "2026-11-20 23:59:00 UTC", load_policy(policy_file))
+    assert got == {
+        "a": datetime(2026, 11, 22, 23, 59, tzinfo=timezone.utc),
+        "b": datetime(2026, 11, 30, 17, 0, tzinfo=timezone.utc),
+    }
 
 
 @pytest.mark.slow

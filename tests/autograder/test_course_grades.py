@@ -320,3 +320,18 @@ def test_a_category_with_no_items_stops_unless_the_policy_says_how(tmp_path):
     )[0]
     # (50*85 + 30*85 + 15*90) / 95 = 8150 / 95 = 85.789... -> 85.79
     assert alice.total == 85.79
+
+
+def test_a_students_own_due_date_in_the_scores_is_theirs(tmp_path, policy_file):
+    """An LMS's per-student due date (Canvas's overrides): dave's lab01 is due 3 days later for him alone, so his
+    3 days are on time and his bank keeps them; the item's column and everyone else keep the common due date.
+    A policy extension counts from the common due date and wins over the row's own (carol's lab03)."""
+    own = "2026-09-24T23:59:00-04:00"
+    rows = [r.replace(DUE["lab01"], own) if r.startswith("dave,lab01,") else r for r in class_rows()]
+    rows = [r.replace(DUE["lab03"], "2026-10-12T23:59:00-04:00") if r.startswith("carol,lab03,") else r for r in rows]
+    policy = load_policy(policy_file)
+    grades = {g.student_id: g for g in course_grades(read_scores(write_scores(tmp_path, rows), policy), policy)}
+    dave, bob, carol = grades["dave"], grades["bob"], grades["carol"]
+    assert dave.items["lab01"].late_days == 0 and dave.late_days_left == 3
+    assert bob.items["lab01"].late_days == 4  # the common due date
+    assert carol.items["lab03"].late_days == 0  # 2 days after the common due date: the policy's extension
