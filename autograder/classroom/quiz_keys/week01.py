@@ -39,5 +39,5 @@ KEYS: dict[str, Callable[[], Any]] = {
     "w01_v100_balance": lambda: 7.8e12 / 900e9,
     "w01_ai_subsets": lambda: "Deep Learning ⊆ Machine Learning ⊆ Artificial Intelligence",
     "w01_hpc_properties": lambda: "Sequentiality",
-    "w01_moore": lambda: "Transistors per chip",
+    "w01_partition": lambda: "Compute nodes are configured differently from service and I/O nodes",
 }
