@@ -13,7 +13,9 @@ temporary folder and grades it, all in one run:
    source notebook);
 2. plain ``nbgrader autograde`` (one process, serial) with the course's
    configuration minus our pipeline (no workers, no sandbox, no tamper guards);
-3. ``python -m autograder autograde --jobs N`` for each N of ``--jobs``;
+3. ``python -m autograder autograde --jobs N`` for each N of ``--jobs``; the
+   reference's run (once per lab version: a later batch finds it in the grading
+   folder) is timed apart and printed, not counted per submission;
 4. with ``--slurm``, the same through ``--backend slurm`` (one array job, at
    most N tasks at once) on a one-node cluster, and Slurm's overhead per
    submission over the local run with the same N.
@@ -49,8 +51,10 @@ from unittest import mock
 import nbformat
 
 from ..grading.autograde import autograde_class
+from ..grading.reference_results import reference_results
 from ..grading.scheduler import default_jobs
 from ..grading.slurm import SlurmOptions
+from ..lab_settings import limits_for
 from ..labs import source_notebooks
 from ..paths import CoursePaths
 from ..pipeline.generate import register_lab
@@ -224,6 +228,10 @@ def ours(
     auto points, statuses). CPU seconds do not count a Slurm task's processes (slurmd runs them)."""
     paths = CoursePaths(root=root, work=work, release=root / "labs")
     register_lab(LAB, paths)  # as a fresh `autograde` would, before its clock starts
+    # the reference's results: once per lab version, kept in the grading folder for every later batch; timed apart
+    with Clock() as reference_clock:
+        reference_results(LAB, paths, limits_for(LAB))
+    print(f"  reference run (once per lab version): {reference_clock.wall:.1f} s", flush=True)
     with Clock() as clock:
         results = autograde_class(LAB, class_dir, paths, progress=None, jobs=jobs, force=True, bar=True, slurm=slurm)
     scores = {}
