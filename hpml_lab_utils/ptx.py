@@ -192,6 +192,43 @@ def compile_ptx(
     return done.stdout
 
 
+def compile_cuda_cpp(source: str, cc: tuple[int, int] = (9, 0), *, name: str = "kernel.cu") -> str:
+    """PTX of CUDA C++ ``source`` for compute capability ``cc``, compiled by NVRTC (no GPU needed).
+
+    NVRTC is NVIDIA's runtime compiler for CUDA C++, the front end ``nvcc`` uses, from the ``ptx`` extra's
+    wheels. Mark kernels ``extern "C"`` to keep their names unmangled in the PTX. Raises RuntimeError with
+    the compiler's log when the source does not compile, or when NVRTC is missing (``toolchain().why``).
+    """
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError:
+        raise RuntimeError("no NVRTC here: cuda-bindings is not installed (pip install numba-cuda)") from None
+
+    def check(result: tuple) -> tuple:
+        if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise RuntimeError(f"NVRTC: {result[0].name}")
+        return result[1:]
+
+    try:
+        (program,) = check(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []))
+    except RuntimeError as exc:  # the library itself is missing: the ptx extra
+        raise RuntimeError(f"{exc}; {toolchain().why}") from None
+    try:
+        options = [f"--gpu-architecture=compute_{cc[0]}{cc[1]}".encode()]
+        compiled = nvrtc.nvrtcCompileProgram(program, len(options), options)[0]
+        if compiled != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            (size,) = check(nvrtc.nvrtcGetProgramLogSize(program))
+            log = b" " * size
+            check(nvrtc.nvrtcGetProgramLog(program, log))
+            raise RuntimeError(f"NVRTC could not compile {name} for sm_{cc[0]}{cc[1]}:\n{log.decode().strip()}")
+        (size,) = check(nvrtc.nvrtcGetPTXSize(program))
+        ptx = b" " * size
+        check(nvrtc.nvrtcGetPTX(program, ptx))
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+    return ptx.decode().rstrip("\x00")
+
+
 def ptxas_usage(ptx: str, cc: tuple[int, int] = (9, 0), *, max_registers: int | None = None) -> KernelUsage:
     """Assemble ``ptx`` for ``sm_<cc>`` with ``ptxas -v`` and read registers, shared memory, stack and spills."""
     ptxas = _find_ptxas()

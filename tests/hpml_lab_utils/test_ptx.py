@@ -128,3 +128,33 @@ def test_compile_errors_name_the_kernel_and_the_cause():
 def test_compile_ptx_from_text_needs_the_name():
     with pytest.raises(ValueError, match="needs name="):
         ptx.compile_ptx(BLUR, "void(float32[:], float32[:])")
+
+
+BLUR_CPP = r"""
+extern "C" __global__ void blur3(const float* x, float* y, int n) {
+    __shared__ float tile[BLUR_TILE];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int t = threadIdx.x + 1;
+    if (i < n) {
+        tile[t] = x[i];
+        if (threadIdx.x == 0 && i > 0) tile[0] = x[i - 1];
+        if (threadIdx.x == blockDim.x - 1 && i + 1 < n) tile[t + 1] = x[i + 1];
+    }
+    __syncthreads();
+    if (i > 0 && i < n - 1) y[i] = (tile[t - 1] + tile[t] + tile[t + 1]) / 3.0f;
+}
+"""
+
+
+@needs_tools
+def test_cuda_cpp_compiles_to_ptx_without_a_gpu_and_ptxas_reads_its_shared_array():
+    code = ptx.compile_cuda_cpp("#define BLUR_TILE 130\n" + BLUR_CPP, (8, 0), name="blur3.cu")
+    assert ".target sm_80" in code and ".entry blur3(" in code and "bar.sync" in code
+    usage = ptx.ptxas_usage(code, (8, 0))
+    assert usage.shared_bytes == 130 * 4 and 0 < usage.registers < 64
+
+
+@needs_tools
+def test_cuda_cpp_errors_carry_the_compilers_log():
+    with pytest.raises(RuntimeError, match=r"could not compile blur3.cu for sm_90(.|\n)*BLUR_TILE"):
+        ptx.compile_cuda_cpp(BLUR_CPP, name="blur3.cu")  # BLUR_TILE is not defined
