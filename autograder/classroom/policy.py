@@ -86,6 +86,13 @@ class Policy:
     def extension(self, student_id: str, item: str) -> Extension | None:
         return next((e for e in self.extensions if e.student_id == student_id and e.item == item), None)
 
+    def due_times(self, item: str, due: datetime) -> dict[str, datetime]:
+        """Each extended student's own due time for ``item`` due at ``due`` (aware): ``days`` counts calendar days
+        in the course's time zone (same local time), ``due_at`` replaces it."""
+        from .late_days import add_days
+
+        return {e.student_id: e.due_at or add_days(due, e.days, self.zone) for e in self.extensions if e.item == item}
+
 
 _TOP_KEYS = {"course", "late", "categories", "letters", "extensions", "excused"}
 _COURSE_KEYS = {"name", "time_zone", "day_boundary", "empty_category"}

@@ -7,7 +7,7 @@ from datetime import timezone
 from pathlib import Path
 
 from ..classroom.lms import import_download
-from ..grading.autograde import autograde_class, extensions_for
+from ..grading.autograde import autograde_class
 from ..grading.scheduler import default_jobs
 from ..lab_settings import limits_for
 from ..labs import CourseError, grade_cells, list_labs
@@ -118,9 +118,12 @@ def cmd_autograde(args, paths: CoursePaths) -> int:
         print("\n".join(found.report()), flush=True)
     extensions = {}
     if args.due:
+        from nbgrader.utils import parse_utc
+
         from ..classroom.policy import load_policy
 
-        extensions = extensions_for(args.lab, args.due, load_policy(args.policy))
+        due = parse_utc(args.due).replace(tzinfo=timezone.utc)
+        extensions = load_policy(args.policy).due_times(args.lab, due)
         for sid, when in sorted(extensions.items()):
             print(f"extension: {sid} is due {when.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC", flush=True)
     results = autograde_class(

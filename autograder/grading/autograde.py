@@ -336,7 +336,7 @@ def autograde_class(
     limits the run to those ids. Students of the lab that are not graded in
     this run keep their earlier results. ``due`` (ISO date and time, UTC) sets
     the lab's due date for nbgrader's late logic (``timestamp.txt``); ``extensions``
-    gives some students their own due time (:func:`extensions_for`): they are
+    gives some students their own due time (`Policy.due_times`): they are
     late only after it (nbgrader's per-student extension). ``slurm``:
     grade on a Slurm cluster, one array task per student (``jobs`` at once;
     default: as many as Slurm allows). A lab whose ``[needs]`` this machine lacks
@@ -427,19 +427,6 @@ def autograde_class(
         for s in subs
         if s.student_id in graded or s.student_id in reused
     ]
-
-
-def extensions_for(lab: str, due: str, policy) -> dict[str, datetime]:
-    """Each student's own due time for ``lab`` from the policy's ``[[extensions]]`` (aware datetimes).
-
-    ``days`` counts calendar days after ``due`` in the course's time zone (same local time), ``due_at`` replaces it.
-    """
-    from nbgrader.utils import parse_utc
-
-    from ..classroom.late_days import add_days
-
-    base = parse_utc(due).replace(tzinfo=timezone.utc)
-    return {e.student_id: e.due_at or add_days(base, e.days, policy.zone) for e in policy.extensions if e.item == lab}
 
 
 def _extra_time(

@@ -691,7 +691,7 @@ def test_late_submission_by_timestamp(toy_course, tmp_path):
         assert gb.find_submission(TOY, "late_perfect").total_seconds_late > 0
 
 
-def test_extensions_for_a_lab_from_the_policy(tmp_path):
+def test_due_times_of_a_lab_from_the_policy(tmp_path):
     """days count calendar days in the course's zone from the lab's due date; due_at replaces it; other labs'
     extensions do not apply."""
     policy_file = tmp_path / "policy.toml"
@@ -701,7 +701,7 @@ def test_extensions_for_a_lab_from_the_policy(tmp_path):
         + '[[extensions]]\nstudent_id = "b"\nitem = "lab01"\ndue_at = 2026-11-30T12:00:00-05:00\n'
         + '[[extensions]]\nstudent_id = "c"\nitem = "lab02"\ndays = 1\n'
     )
-    got = autograde.extensions_for("lab01", "2026-11-20 23:59:00 UTC", load_policy(policy_file))
+    got = load_policy(policy_file).due_times("lab01", datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc))
     assert got == {
         "a": datetime(2026, 11, 22, 23, 59, tzinfo=timezone.utc),
         "b": datetime(2026, 11, 30, 17, 0, tzinfo=timezone.utc),
