@@ -23,12 +23,13 @@ the defaults. ``docs/writing-a-lab.md`` documents every key.
     args = [{uniform = [0, 1]}]
 
 ``mutants.toml``: ``[[mutant]]`` tables with ``name``, ``why``, ``fails`` (the
-test cells that must lose their points, and no others) and one or more
+test cells that must lose their points, and no others; ``[]`` for a must-pass
+variant, a right answer written another way that keeps every point) and one or more
 ``[[mutant.edit]]`` with ``cell`` (an answer cell's grade id), ``right`` (text
 of the reference, found exactly once) and ``wrong`` (what the student wrote).
 
 A file that is not valid TOML, an unknown key, a value of the wrong type, a
-mutant that names no test: :class:`LabSettingsError`, naming the file and the key.
+mutant without ``fails``: :class:`LabSettingsError`, naming the file and the key.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ class Mutant:
     """One plausible wrong answer: text edits of the reference's answer cells.
 
     ``edits``: (answer cell grade_id, text in the reference, the student's text).
-    ``fails``: the test cells (grade_ids) that must lose their points, and no others.
+    ``fails``: the test cells (grade_ids) that must lose their points, and no others; empty for a
+    must-pass variant (a right answer written another way, which must keep every point).
     """
 
     name: str
@@ -360,8 +362,11 @@ def _parse_mutants(data: Mapping, where: str) -> tuple[Mutant, ...]:
         if not isinstance(why, str) or not why:
             found.append(f"{key}: why: expected the mistake in words")
         fails = entry.get("fails")
-        if not _string_list(fails) or not fails:
-            found.append(f"{key}: fails: names no test; expected the test cells that must lose their points")
+        if not _string_list(fails):  # [] is a must-pass variant: a right answer written another way
+            found.append(
+                f"{key}: fails: expected the list of test cells that must lose their points "
+                "([] for a must-pass variant, a right answer that keeps every point)"
+            )
         edits = entry.get("edit")
         if not isinstance(edits, list) or not edits:
             found.append(f"{key}: edit: expected one or more [[mutant.edit]] tables")

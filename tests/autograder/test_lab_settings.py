@@ -112,7 +112,7 @@ wrong = 'return a'
 @pytest.mark.parametrize(
     "fails, cell, words",
     [
-        ("[]", "answer_add", ["mutant[0] (m): fails", "names no test"]),
+        ('"test_add"', "answer_add", ["mutant[0] (m): fails", "expected the list of test cells"]),
         ('["test_nothing"]', "answer_add", ["mutant m: fails", "'test_nothing' is not a test cell"]),
         ('["test_add"]', "test_add", ["mutant m: edit of 'test_add'", "not an answer cell"]),
     ],
@@ -122,6 +122,18 @@ def test_a_mutant_that_names_no_test_or_no_answer_is_refused(toy_lab, toy_course
     with pytest.raises(LabSettingsError) as info:
         Lab.load(TOY, toy_course).mutants  # noqa: B018
     assert all(w in str(info.value) for w in words) and "mutants.toml" in str(info.value), str(info.value)
+
+
+def test_a_mutant_that_fails_nothing_is_a_must_pass_variant(toy_lab, toy_course):
+    write(toy_lab, "mutants.toml", MUTANT.format(fails="[]", cell="answer_add").replace("return a'", "return b + a'"))
+    [m] = Lab.load(TOY, toy_course).mutants
+    assert m.fails == frozenset() and m.edits == (("answer_add", "return a + b", "return b + a"),)
+
+
+def test_a_mutant_without_fails_is_refused(toy_lab, toy_course):
+    write(toy_lab, "mutants.toml", MUTANT.format(fails="[]", cell="answer_add").replace("fails = []\n", ""))
+    with pytest.raises(LabSettingsError, match=r"mutant\[0\] \(m\): fails: expected the list of test cells"):
+        Lab.load(TOY, toy_course).mutants  # noqa: B018
 
 
 def test_a_ci_mutant_that_does_not_exist_is_refused(toy_lab, toy_course):

@@ -7,7 +7,9 @@ must lose their points because of it. :func:`grade_mutants` builds a class of
 the reference plus one student per mutant and grades it with
 ``autograde.autograde_class``, the instructor's own command. A mutant is
 *killed* when it fails exactly the test cells it names; the reference must keep
-every autograded point.
+every autograded point. A mutant with ``fails = []`` is a *must-pass variant*,
+a right answer written another way: it passes only when it is graded and keeps
+every point the reference gets.
 
 Run all of them with ``make mutants`` (``LAB=lab04`` for one lab); ``make
 test`` grades each lab's ``[tests] ci_mutants`` (``lab.toml``) in its one grading
@@ -60,19 +62,26 @@ def apply(solved: nbformat.NotebookNode, m: Mutant) -> nbformat.NotebookNode:
 
 @dataclass
 class Outcome:
-    """What grading one mutant gave."""
+    """What grading one mutant gave; ``full_marks``: graded to the end and no test cell below its points."""
 
     mutant: Mutant
     status: str
     failed: frozenset[str]
+    full_marks: bool = False
 
     @property
     def killed(self) -> bool:
         return bool(self.failed)
 
     @property
+    def must_pass(self) -> bool:
+        """A right answer written another way (``fails = []``)."""
+        return not self.mutant.fails
+
+    @property
     def exact(self) -> bool:
-        return self.failed == self.mutant.fails
+        """A mutant lost exactly the cells it names; a must-pass variant kept every point."""
+        return self.full_marks if self.must_pass else self.failed == self.mutant.fails
 
 
 def grade_class(
@@ -106,5 +115,13 @@ def grade_mutants(
 ) -> tuple[object, list[Outcome]]:
     """Grade the reference and each mutant of ``lab`` in ``work`` (a fresh folder); return (reference, outcomes)."""
     results = grade_class(lab, mutants, work, jobs=jobs, progress=progress)
-    outcomes = [Outcome(m, results[m.name].status, frozenset(results[m.name].failed_tests)) for m in mutants]
-    return results[REFERENCE], outcomes
+    return results[REFERENCE], [outcome(m, results[m.name]) for m in mutants]
+
+
+def outcome(m: Mutant, result) -> Outcome:
+    """What the GradeResult ``result`` of mutant ``m`` says. ``failed_tests`` lists every test cell scored below
+    its points (partial credit too), so a submission graded to the end without one kept every autograded point."""
+    from autograder.records import GRADED
+
+    full = result.status == GRADED and not result.failed_tests
+    return Outcome(m, result.status, frozenset(result.failed_tests), full_marks=full)

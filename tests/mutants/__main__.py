@@ -1,7 +1,8 @@
 """``python -m tests.mutants [lab04 ...] [--jobs N]``: grade every mutant and print a kill table per lab.
 
-Exit status 0 when the reference keeps full marks in every lab and every
-mutant fails exactly the test cells it names; 1 otherwise (the table says which).
+Exit status 0 when the reference keeps full marks in every lab, every
+mutant fails exactly the test cells it names and every must-pass variant
+(``fails = []``) keeps every point; 1 otherwise (the table says which).
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ def main(argv: list[str] | None = None) -> int:
         for o in outcomes:
             if not o.exact:
                 what = (
-                    "NOT GRADED"
+                    "MUST PASS, LOST POINTS (a right answer: a test defect, or the variant is wrong)"
+                    if o.must_pass
+                    else "NOT GRADED"
                     if o.status not in ("graded", "late") and not o.killed
                     else "SURVIVED"
                     if not o.killed
@@ -68,7 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{lab:<28} {n:>7} {killed:>7} {exact:>6} {seconds:>8.0f}")
     total = [sum(r[i] for r in rows) for i in (1, 2, 3)]
     print(f"{'total':<28} {total[0]:>7} {total[1]:>7} {total[2]:>6} {sum(r[4] for r in rows):>8.0f}")
-    print("(killed: lost at least one test cell; exact: lost exactly the cells the mutant names)")
+    print(
+        "(killed: lost at least one test cell; exact: lost exactly the cells the mutant names, or, for a "
+        "must-pass variant (fails = []), kept every point)"
+    )
     for p in problems:
         print("  - " + p)
     return 1 if problems else 0
