@@ -4,19 +4,28 @@ A guarded tensor is a view into the middle of a larger buffer:
 
     [ guard | the tensor's elements | guard ]
 
-- an input's guard bands hold NaN: an unmasked load past the end reads NaN, and NaN spreads to the output;
+- an input's guard bands hold NaN: an unmasked load past the end reads NaN, which reaches the output
+  wherever the value is used (a sum, a maximum, a product); a masked store drops lanes past the end, so
+  an unmasked load whose lanes are only stored (a vector add) is not caught;
 - an output starts as NaN (an element the kernel never writes stays NaN) and its guard bands hold
   :data:`OUTPUT_GUARD`: a store past the end changes them.
 
 Triton's interpreter does not check bounds (a store far outside can corrupt memory); within ``guard``
 elements of a tensor, these bands turn the mistake into a failed check instead.
+
+:func:`masked_loads_read_nan` covers the other side of a mask: the interpreter fills the masked lanes of
+a ``tl.load`` without ``other=`` with zeros, where a GPU leaves whatever the registers held.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
+import numpy as np
 import torch
 
-__all__ = ["OUTPUT_GUARD", "CountLaunches", "guarded_input", "guarded_output", "guards_intact"]
+__all__ = ["OUTPUT_GUARD", "CountLaunches", "guarded_input", "guarded_output", "guards_intact", "masked_loads_read_nan"]
 
 OUTPUT_GUARD = -12345.0  # a value no correct kernel stores
 
@@ -69,3 +78,34 @@ class CountLaunches:
             return launcher(*args, **kwargs)
 
         return launch
+
+
+@contextlib.contextmanager
+def masked_loads_read_nan() -> Iterator[None]:
+    """Inside: Triton's interpreter fills the masked lanes of a float ``tl.load`` given no ``other=`` with NaN.
+
+    The interpreter fills them with zeros, which happens to be right for a sum; on a GPU they are undefined.
+    A kernel whose result uses those lanes (``tl.dot`` over a partial tile of K, ``p @ v`` over keys past
+    the end) gives NaN here, as it may give garbage on a GPU. Loads with ``other=`` and unmasked loads are
+    unchanged; without the interpreter (a GPU, or no Triton) this does nothing.
+    """
+    try:
+        from triton.runtime import interpreter
+    except ImportError:
+        yield
+        return
+    builder = interpreter.InterpreterBuilder
+    zeros_load = builder.create_masked_load
+
+    def nan_load(self, ptrs, mask, other, *args, **kwargs):
+        dtype_tt = ptrs.get_element_ty()
+        dtype_np = interpreter._get_np_dtype(dtype_tt)
+        if other is None and np.issubdtype(dtype_np, np.floating):
+            other = interpreter.TensorHandle(np.full_like(ptrs.data, np.nan, dtype=dtype_np), dtype_tt)
+        return zeros_load(self, ptrs, mask, other, *args, **kwargs)
+
+    builder.create_masked_load = nan_load
+    try:
+        yield
+    finally:
+        builder.create_masked_load = zeros_load
