@@ -137,6 +137,40 @@ def test_the_interpreter_works_when_triton_was_imported_first():
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU interpreter, chosen only without a GPU")
+def test_masked_loads_read_nan_fills_only_masked_lanes_without_other():
+    pytest.importorskip("triton", reason="Triton is installed by make setup on Linux only")
+    done = _python(
+        """
+        import torch
+        from hpml_lab_utils.guards import masked_loads_read_nan
+        from hpml_lab_utils.triton_support import load_triton
+        triton, tl, status = load_triton()
+
+        @triton.jit
+        def total(x_ptr, out_ptr, n, BLOCK: tl.constexpr, OTHER: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            if OTHER:
+                x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+            else:
+                x = tl.load(x_ptr + offs, mask=offs < n)
+            tl.store(out_ptr, tl.sum(x, axis=0))
+
+        def run(other):
+            out = torch.empty(1)
+            total[(1,)](torch.ones(10), out, 10, BLOCK=16, OTHER=other)
+            return out.item()
+
+        assert run(False) == 10.0  # the interpreter's own zeros
+        with masked_loads_read_nan():
+            assert run(False) != run(False) and run(True) == 10.0  # NaN only where no other= is given
+        assert run(False) == 10.0  # restored on the way out
+    """,
+        drop=("TRITON_INTERPRET",),
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def test_without_triton_the_stand_ins_explain_themselves():
     done = _python("""
         import sys
