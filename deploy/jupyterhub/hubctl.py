@@ -81,6 +81,9 @@ def install(prefix: Path) -> None:
         run([str(venv / "bin" / "python"), "-m", "ipykernel", "install", *kernel], stdout=subprocess.DEVNULL)
     else:  # the course package as this checkout has it now (its dependencies are there already)
         run([*pip, "--no-deps", "--force-reinstall", str(REPO)], stdout=subprocess.DEVNULL)
+    if not list((venv / "lib").glob("python3*/site-packages/jupyterhub_idle_culler")):
+        say("installing jupyterhub-idle-culler (stops idle servers, with their kernels)")
+        run([*pip, "jupyterhub-idle-culler>=1.4,<3"])
     if not (proxy / "node_modules" / ".bin" / "configurable-http-proxy").exists():
         if shutil.which("npm") is None:
             raise SystemExit("hubctl: npm not found (apt-get install nodejs npm)")
@@ -278,8 +281,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(prefix: Path, port: int, users: list[str], admins: list[str], timeout: float = 60.0) -> str:
-    """Start JupyterHub in the background (its own session); return its URL once it answers."""
+def start(
+    prefix: Path, port: int, users: list[str], admins: list[str], timeout: float = 60.0, cull_idle_s: int | None = None
+) -> str:
+    """Start JupyterHub in the background (its own session); return its URL once it answers.
+
+    ``cull_idle_s``: stop servers idle that long (default: the configuration's hour; 0: never).
+    """
     require_root()
     if _pid(prefix):
         raise SystemExit(f"hubctl: the hub is already running (pid {_pid(prefix)}); hubctl.py stop first")
@@ -295,6 +303,8 @@ def start(prefix: Path, port: int, users: list[str], admins: list[str], timeout:
         HPML_HUB_ADMINS=",".join(admins),
         PATH=f"{prefix / 'venv' / 'bin'}:{os.environ.get('PATH', '')}",
     )
+    if cull_idle_s is not None:
+        env["HPML_HUB_CULL_IDLE_S"] = str(cull_idle_s)
     log = open(state / "hub.log", "ab")  # left open: the hub writes to it after this function returns
     hub = subprocess.Popen(
         [str(prefix / "venv" / "bin" / "jupyterhub"), "-f", str(HERE / "jupyterhub_config.py")],

@@ -55,3 +55,30 @@ c.JupyterHub.services = [
         ],
     }
 ]
+
+# jupyterhub-idle-culler (installed by hubctl.py): stops a server idle for HPML_HUB_CULL_IDLE_S seconds (default an
+# hour; 0 never), and with it its kernels. Idle: no request through the proxy and no kernel activity reported.
+# LocalProcessSpawner enforces no memory or CPU limit per user (mem_limit and cpu_limit only set environment
+# variables); see docs/running-a-class.md
+cull_idle_s = int(os.environ.get("HPML_HUB_CULL_IDLE_S", "3600"))
+if cull_idle_s > 0:
+    c.JupyterHub.load_roles = [
+        {
+            "name": "idle-culler",
+            "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+            "services": ["idle-culler"],
+        }
+    ]
+    c.JupyterHub.services.append(
+        {
+            "name": "idle-culler",
+            "command": [
+                # the environment's python by its folder's real path (the binary itself links out of the venv)
+                os.path.join(os.path.realpath(os.path.join(prefix, "venv")), "bin", "python3"),
+                "-m",
+                "jupyterhub_idle_culler",
+                f"--timeout={cull_idle_s}",
+                f"--cull-every={max(5, min(300, cull_idle_s // 4))}",
+            ],
+        }
+    )
