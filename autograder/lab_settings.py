@@ -19,6 +19,7 @@ the defaults. ``docs/writing-a-lab.md`` documents every key.
     [tests]
     ci_mutants = ["name"]       # mutants of mutants.toml that `make test` grades
     speed = ["test_x"]          # test cells that time something (run again under load)
+    timed_intervals = ["test_y"]  # test cells that read a clock only to check that intervals nest (no speed)
     [graded_functions.NAME]     # a graded pure function and its arguments' domain (autograder.domains)
     args = [{uniform = [0, 1]}]
 
@@ -124,6 +125,7 @@ class Lab:
     needs: Needs = Needs()
     ci_mutant_names: tuple[str, ...] = ()
     speed_tests: tuple[str, ...] = ()
+    interval_tests: tuple[str, ...] = ()
     graded_functions: Mapping[str, tuple[Mapping, ...]] = field(default_factory=dict)
 
     @classmethod
@@ -188,7 +190,10 @@ class Lab:
         where = _shown(self.folder / SETTINGS_FILE)
         tests, answers = self._test_cells(), self._answer_cells()
         found = [
-            f"{where}: [tests] speed: {t!r} is not a test cell of the lab" for t in self.speed_tests if t not in tests
+            f"{where}: [tests] {key}: {t!r} is not a test cell of the lab"
+            for key, names in (("speed", self.speed_tests), ("timed_intervals", self.interval_tests))
+            for t in names
+            if t not in tests
         ]
         defined = "\n".join(answers.values())
         found += [
@@ -312,10 +317,10 @@ def _parse_settings(data: Mapping, where: str) -> dict:
         if k in needs and not isinstance(needs[k], bool)
     ]
 
-    tests = _table(data, "tests", where, {"ci_mutants", "speed"}, found)
+    tests = _table(data, "tests", where, {"ci_mutants", "speed", "timed_intervals"}, found)
     found += [
         f"{where}: [tests] {k}: expected a list of names, got {tests[k]!r}"
-        for k in ("ci_mutants", "speed")
+        for k in ("ci_mutants", "speed", "timed_intervals")
         if k in tests and not _string_list(tests[k])
     ]
 
@@ -335,6 +340,7 @@ def _parse_settings(data: Mapping, where: str) -> dict:
         "needs": Needs(**needs),
         "ci_mutant_names": tuple(tests.get("ci_mutants", ())),
         "speed_tests": tuple(tests.get("speed", ())),
+        "interval_tests": tuple(tests.get("timed_intervals", ())),
         "graded_functions": {name: tuple(spec["args"]) for name, spec in graded.items()},
     }
 

@@ -40,12 +40,13 @@ def looks_like_a_speed_test(cell) -> bool:
 
 
 def undeclared_speed_tests(lab: Lab) -> list[str]:
-    """Test cells of ``lab`` that time something but are not in its ``[tests] speed``."""
+    """Test cells of ``lab`` that time something but are in neither its ``[tests] speed`` nor ``timed_intervals``."""
     cells = [c for nb in lab.notebooks for c in nbformat.read(nb, as_version=4).cells]
+    declared = set(lab.speed_tests) | set(lab.interval_tests)
     return [
         _nbgrader(c)["grade_id"]
         for c in cells
-        if looks_like_a_speed_test(c) and _nbgrader(c)["grade_id"] not in lab.speed_tests
+        if looks_like_a_speed_test(c) and _nbgrader(c)["grade_id"] not in declared
     ]
 
 
