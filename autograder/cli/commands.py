@@ -6,7 +6,9 @@ import sys
 from datetime import timezone
 from pathlib import Path
 
+from ..classroom import similarity
 from ..classroom.lms import import_download
+from ..classroom.similarity_report import similarity_report
 from ..grading.autograde import autograde_class
 from ..grading.scheduler import default_jobs
 from ..lab_settings import limits_for
@@ -172,6 +174,27 @@ def cmd_feedback(args, paths: CoursePaths) -> int:
     if not out:
         print(f"no graded submissions of {args.lab} in {paths.work}")
     return 1 if bad else 0
+
+
+def cmd_similarity(args, paths: CoursePaths) -> int:
+    threshold = similarity.DEFAULT_THRESHOLD if args.threshold is None else args.threshold
+    if not 0 < threshold <= 1:
+        raise CourseError(f"--threshold {threshold}: give a share between 0 and 1, e.g. 0.6")
+    root = Path(args.submissions) if args.submissions else paths.submitted
+    if not root.is_dir():
+        raise CourseError(f"no folder {root}: give the folder of <student>/<notebook>.ipynb to compare")
+    report = similarity_report(args.lab, root, paths, threshold, Path(args.out) if args.out else None)
+    print(
+        f"{report.compared} submissions of {args.lab} compared in {report.seconds:.1f} s: "
+        f"{len(report.flagged)} pairs at or above {threshold:.0%}, {len(report.clusters)} groups of more than two"
+    )
+    for p in report.flagged[:20]:
+        print(f"  {p.similarity:4.0%}  {p.a} and {p.b} ({p.overlap_chars} characters in common)")
+    for sid, why in sorted(report.not_compared.items()):
+        print(f"  not compared: {sid}: {why}")
+    print(f"report: {report.html}\nCSV:    {report.csv}")
+    print("the report is evidence for a person to read, not a finding of misconduct")
+    return 0
 
 
 def cmd_export(args, paths: CoursePaths) -> int:

@@ -159,6 +159,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--student", action="append", metavar="ID", help="only this student (repeatable)")
 
     p = sub.add_parser(
+        "similarity",
+        parents=[common],
+        help="rank pairs of students whose answers share code, for a person to read",
+        description="Compare the answer cells of every pair of submissions (winnowing fingerprints from copydetect: "
+        "renamed variables, comments, whitespace and reordered functions do not hide shared code; the release's "
+        "stubs never count) and write similarity/<lab>/report.html and pairs.csv in the grading folder. The "
+        "report is evidence to read, not an accusation.",
+    )
+    p.add_argument("lab", metavar="LAB")
+    p.add_argument(
+        "submissions",
+        nargs="?",
+        metavar="SUBMISSIONS",
+        help="a folder of <student>/<notebook>.ipynb (default: the grading folder's submitted/)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        metavar="T",
+        help="list a pair when this share of one student's answer code is in the other's (default 0.75)",
+    )
+    p.add_argument("--out", metavar="DIR", help="where to write the report (default: <grading dir>/similarity/<lab>)")
+
+    p = sub.add_parser(
         "export",
         parents=[common],
         help="write the grade table as CSV",
