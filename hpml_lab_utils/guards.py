@@ -25,7 +25,16 @@ from collections.abc import Iterator
 import numpy as np
 import torch
 
-__all__ = ["OUTPUT_GUARD", "CountLaunches", "guarded_input", "guarded_output", "guards_intact", "masked_loads_read_nan"]
+__all__ = [
+    "OUTPUT_GUARD",
+    "CountLaunches",
+    "OutsideLoads",
+    "guarded_input",
+    "guarded_output",
+    "guards_intact",
+    "loads_outside",
+    "masked_loads_read_nan",
+]
 
 OUTPUT_GUARD = -12345.0  # a value no correct kernel stores
 
@@ -109,3 +118,43 @@ def masked_loads_read_nan() -> Iterator[None]:
         yield
     finally:
         builder.create_masked_load = zeros_load
+
+
+class OutsideLoads:
+    """What :func:`loads_outside` saw: ``lanes``, the loaded lanes whose address lies outside the given tensors."""
+
+    def __init__(self) -> None:
+        self.lanes = 0
+
+
+@contextlib.contextmanager
+def loads_outside(*tensors: torch.Tensor) -> Iterator[OutsideLoads]:
+    """Inside: Triton's interpreter counts the lanes it loads (mask true, or no mask) outside ``tensors``' elements.
+
+    A load past the end reads the guard band here; on a GPU it can read another allocation or fault, even when
+    a masked store drops what it read. The tensors must be contiguous CPU tensors, as the interpreter's are.
+    Without the interpreter (a GPU, or no Triton) nothing is counted.
+    """
+    seen = OutsideLoads()
+    try:
+        from triton.runtime import interpreter
+    except ImportError:
+        yield seen
+        return
+    spans = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in tensors]
+    builder = interpreter.InterpreterBuilder
+    real_load = builder.create_masked_load
+
+    def counting_load(self, ptrs, mask, other, *args, **kwargs):
+        addresses = ptrs.data[np.asarray(mask.data, dtype=bool)] if mask is not None else ptrs.data
+        inside = np.zeros(addresses.shape, dtype=bool)
+        for low, high in spans:
+            inside |= (addresses >= low) & (addresses < high)
+        seen.lanes += int((~inside).sum())
+        return real_load(self, ptrs, mask, other, *args, **kwargs)
+
+    builder.create_masked_load = counting_load
+    try:
+        yield seen
+    finally:
+        builder.create_masked_load = real_load

@@ -171,6 +171,39 @@ def test_masked_loads_read_nan_fills_only_masked_lanes_without_other():
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU interpreter, chosen only without a GPU")
+def test_loads_outside_counts_the_lanes_an_unmasked_load_reads_past_the_end():
+    pytest.importorskip("triton", reason="Triton is installed by make setup on Linux only")
+    done = _python(
+        """
+        import torch
+        from hpml_lab_utils.guards import guarded_input, guarded_output, loads_outside
+        from hpml_lab_utils.triton_support import load_triton
+        triton, tl, status = load_triton()
+
+        @triton.jit
+        def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, MASKED: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            if MASKED:
+                x, y = tl.load(x_ptr + offs, mask=offs < n), tl.load(y_ptr + offs, mask=offs < n)
+            else:
+                x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+            tl.store(out_ptr + offs, x + y, mask=offs < n)
+
+        x, y, out = guarded_input(torch.ones(100)), guarded_input(torch.ones(100)), guarded_output((100,), torch.float32)
+        lanes = {}
+        for masked in (True, False):
+            with loads_outside(x, y, out) as outside:
+                add[(2,)](x, y, out, 100, BLOCK=64, MASKED=masked)
+            lanes[masked] = outside.lanes
+            assert bool((out == 2).all())  # the masked store hides the unmasked loads from the result
+        assert lanes == {True: 0, False: 2 * 28}, lanes
+    """,
+        drop=("TRITON_INTERPRET",),
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def test_without_triton_the_stand_ins_explain_themselves():
     done = _python("""
         import sys
