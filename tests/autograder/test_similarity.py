@@ -84,6 +84,7 @@ def disguised(code: str) -> str:
     return "\n\n\n\n".join(out) + "\n"
 
 
+@pytest.mark.slow  # reads and fingerprints classes of 20 to 40 notebooks
 @pytest.mark.parametrize("lab,cell", CELLS, ids=[f"{lab.split('_')[0]}-{cell}" for lab, cell in CELLS])
 def test_independent_answers_to_one_cell_are_rarely_flagged(lab, cell, tmp_path):
     codes = answers(lab, cell)
@@ -111,6 +112,7 @@ def independent_class(request, tmp_path_factory):
     return lab, folder, students
 
 
+@pytest.mark.slow
 def test_independent_whole_notebooks_are_not_flagged(independent_class):
     lab, folder, _ = independent_class
     docs, pairs, _ = compared(folder, lab)
@@ -119,6 +121,7 @@ def test_independent_whole_notebooks_are_not_flagged(independent_class):
     assert len(docs) == 20 and not flagged
 
 
+@pytest.mark.slow
 def test_disguised_copies_are_found_and_grouped(independent_class, tmp_path):
     lab, folder, students = independent_class
     for sid, cells in students.items():
@@ -148,6 +151,7 @@ SCRIPT_IN_CODE = (
 )
 
 
+@pytest.mark.slow
 def test_the_report_shows_student_code_as_text_in_chromium(tmp_path):
     lab = "lab01_benchmarking"
     cells = [cell for lab_, cell in CELLS if lab_ == lab]
@@ -184,6 +188,7 @@ def test_the_report_shows_student_code_as_text_in_chromium(tmp_path):
         page.screenshot(path=str(screenshot_dir() / "similarity-report.png"), full_page=False)
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_report_and_refuses_a_bad_threshold(tmp_path, capsys):
     lab = "lab01_benchmarking"
     cells = [cell for lab_, cell in CELLS if lab_ == lab]
