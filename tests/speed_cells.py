@@ -6,7 +6,8 @@ cells that look like one (``hl.speedup``, ``hl.kernel_speedup``, ``hl.bench``,
 ``time.perf_counter``, a list of ``_ratios``) but are not named there.
 :func:`speed_notebook` keeps the set-up cell, the speed tests, and the answer
 and other cells that define a name those cells use (found by reading the code:
-names loaded but never assigned), in notebook order. The
+names loaded but never assigned), in notebook order. A file a kept cell loads
+with ``launch.load_module("NAME")`` brings the ``%%writefile`` cell that writes ``NAME.py``. The
 result runs in seconds instead of minutes, so the speed tests can be run many
 times on a busy machine (``tests/notebooks/test_speed_under_load.py``,
 ``python -m tests.speed_cells --runs 20``).
@@ -72,7 +73,27 @@ def defined_names(source: str) -> set[str]:
 
 
 def used_names(source: str) -> set[str]:
-    return {n.id for n in ast.walk(_tree(source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Names a cell reads, and ``module:NAME`` for each file it loads with ``launch.load_module("NAME")``."""
+    tree = _tree(source)
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for call in ast.walk(tree):
+        if (
+            isinstance(call, ast.Call)
+            and getattr(call.func, "attr", getattr(call.func, "id", "")) == "load_module"
+            and call.args
+            and isinstance(call.args[0], ast.Constant)
+            and isinstance(call.args[0].value, str)
+        ):
+            names.add(f"module:{call.args[0].value}")
+    return names
+
+
+def written_modules(source: str) -> set[str]:
+    """``module:NAME`` for a ``%%writefile .../NAME.py`` cell (the file ``launch.load_module`` reads)."""
+    first = source.lstrip().split("\n", 1)[0]
+    if not first.startswith("%%writefile") or not first.rstrip().endswith(".py"):
+        return set()
+    return {"module:" + first.rstrip().rsplit("/", 1)[-1].split()[-1][: -len(".py")]}
 
 
 def speed_notebook(
@@ -90,14 +111,14 @@ def speed_notebook(
     keep = {0} | {i for i, c in enumerate(code) if c in speed}
     known = set(dir(builtins))
     while True:
-        defined = known.union(*(defined_names(code[i].source) for i in keep))
+        defined = known.union(*(defined_names(code[i].source) | written_modules(code[i].source) for i in keep))
         missing = set().union(*(used_names(code[i].source) for i in keep)) - defined
         wanted = {
             j
             for j, c in enumerate(code)
             if j not in keep
             and (_nbgrader(c).get("solution") or not _nbgrader(c).get("grade"))
-            and defined_names(c.source) & missing
+            and (defined_names(c.source) | written_modules(c.source)) & missing
         }
         if not wanted:
             break
