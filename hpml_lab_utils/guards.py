@@ -20,7 +20,8 @@ a ``tl.load`` without ``other=`` with zeros, where a GPU leaves whatever the reg
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import torch
@@ -90,6 +91,26 @@ class CountLaunches:
 
 
 @contextlib.contextmanager
+def _wrapped_interpreter_load(wrap: Callable[[Any, Callable], Callable]) -> Iterator[None]:
+    """Inside: Triton's interpreter loads through ``wrap(interpreter, real_load)``; nothing changes without it.
+
+    Every ``tl.load`` of the interpreter, masked or not, goes through ``InterpreterBuilder.create_masked_load``.
+    """
+    try:
+        from triton.runtime import interpreter
+    except ImportError:
+        yield
+        return
+    builder = interpreter.InterpreterBuilder
+    real_load = builder.create_masked_load
+    builder.create_masked_load = wrap(interpreter, real_load)
+    try:
+        yield
+    finally:
+        builder.create_masked_load = real_load
+
+
+@contextlib.contextmanager
 def masked_loads_read_nan() -> Iterator[None]:
     """Inside: Triton's interpreter fills the masked lanes of a float ``tl.load`` given no ``other=`` with NaN.
 
@@ -98,26 +119,19 @@ def masked_loads_read_nan() -> Iterator[None]:
     the end) gives NaN here, as it may give garbage on a GPU. Loads with ``other=`` and unmasked loads are
     unchanged; without the interpreter (a GPU, or no Triton) this does nothing.
     """
-    try:
-        from triton.runtime import interpreter
-    except ImportError:
-        yield
-        return
-    builder = interpreter.InterpreterBuilder
-    zeros_load = builder.create_masked_load
 
-    def nan_load(self, ptrs, mask, other, *args, **kwargs):
-        dtype_tt = ptrs.get_element_ty()
-        dtype_np = interpreter._get_np_dtype(dtype_tt)
-        if other is None and np.issubdtype(dtype_np, np.floating):
-            other = interpreter.TensorHandle(np.full_like(ptrs.data, np.nan, dtype=dtype_np), dtype_tt)
-        return zeros_load(self, ptrs, mask, other, *args, **kwargs)
+    def nan_filled(interpreter, zeros_load):
+        def load(self, ptrs, mask, other, *args, **kwargs):
+            dtype_tt = ptrs.get_element_ty()
+            dtype_np = interpreter._get_np_dtype(dtype_tt)
+            if other is None and np.issubdtype(dtype_np, np.floating):
+                other = interpreter.TensorHandle(np.full_like(ptrs.data, np.nan, dtype=dtype_np), dtype_tt)
+            return zeros_load(self, ptrs, mask, other, *args, **kwargs)
 
-    builder.create_masked_load = nan_load
-    try:
+        return load
+
+    with _wrapped_interpreter_load(nan_filled):
         yield
-    finally:
-        builder.create_masked_load = zeros_load
 
 
 class OutsideLoads:
@@ -136,25 +150,18 @@ def loads_outside(*tensors: torch.Tensor) -> Iterator[OutsideLoads]:
     Without the interpreter (a GPU, or no Triton) nothing is counted.
     """
     seen = OutsideLoads()
-    try:
-        from triton.runtime import interpreter
-    except ImportError:
-        yield seen
-        return
     spans = [(t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for t in tensors]
-    builder = interpreter.InterpreterBuilder
-    real_load = builder.create_masked_load
 
-    def counting_load(self, ptrs, mask, other, *args, **kwargs):
-        addresses = ptrs.data[np.asarray(mask.data, dtype=bool)] if mask is not None else ptrs.data
-        inside = np.zeros(addresses.shape, dtype=bool)
-        for low, high in spans:
-            inside |= (addresses >= low) & (addresses < high)
-        seen.lanes += int((~inside).sum())
-        return real_load(self, ptrs, mask, other, *args, **kwargs)
+    def counting(interpreter, real_load):
+        def load(self, ptrs, mask, other, *args, **kwargs):
+            addresses = ptrs.data[np.asarray(mask.data, dtype=bool)] if mask is not None else ptrs.data
+            inside = np.zeros(addresses.shape, dtype=bool)
+            for low, high in spans:
+                inside |= (addresses >= low) & (addresses < high)
+            seen.lanes += int((~inside).sum())
+            return real_load(self, ptrs, mask, other, *args, **kwargs)
 
-    builder.create_masked_load = counting_load
-    try:
+        return load
+
+    with _wrapped_interpreter_load(counting):
         yield seen
-    finally:
-        builder.create_masked_load = real_load
