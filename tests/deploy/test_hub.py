@@ -10,6 +10,7 @@ every user can run; it skips, saying which, where the machine has none.
 
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import json
 import os
@@ -20,6 +21,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,24 +48,32 @@ def _why_not() -> str:
     return ""
 
 
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory):
+@contextlib.contextmanager
+def running_hub(prefix: Path, instructor: str, students: tuple[str, ...], **start_options) -> Iterator[dict]:
+    """A hub of its own in the empty folder ``prefix``, with these users; stopped and the users removed after.
+
+    Skips, saying why, where the machine cannot run it. ``start_options``: :func:`hubctl.start`'s keywords.
+    """
     why = _why_not()
     if why:
         pytest.skip(why)
     hubctl.install(hubctl.DEFAULT_PREFIX)  # the environment is cached there between runs
-    prefix = tmp_path_factory.mktemp("hub")
     for shared in ("venv", "proxy"):
         (prefix / shared).symlink_to(hubctl.DEFAULT_PREFIX / shared)
     (prefix / "state").mkdir(mode=0o700)
-    passwords = hubctl.create_demo_users(prefix, INSTRUCTOR, STUDENTS)
-    port = hubctl._free_port()
+    passwords = hubctl.create_demo_users(prefix, instructor, students)
     try:
-        url = hubctl.start(prefix, port, list(STUDENTS), [INSTRUCTOR])
+        url = hubctl.start(prefix, hubctl._free_port(), list(students), [instructor], **start_options)
         yield {"url": url, "prefix": prefix, "passwords": passwords}
     finally:
         hubctl.stop(prefix)
         hubctl.remove_demo_users(prefix)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    with running_hub(tmp_path_factory.mktemp("hub"), INSTRUCTOR, STUDENTS) as running:
+        yield running
 
 
 def _session(url: str, user: str, password: str) -> urllib.request.OpenerDirector:

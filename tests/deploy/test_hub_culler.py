@@ -17,8 +17,7 @@ import urllib.request
 
 import pytest
 
-from deploy.jupyterhub import hubctl
-from tests.deploy.test_hub import _owners_of, _server_up, _session, _why_not
+from tests.deploy.test_hub import _owners_of, _server_up, _session, running_hub
 
 pytestmark = pytest.mark.hub
 
@@ -29,21 +28,8 @@ IDLE_S = 45
 
 @pytest.fixture(scope="module")
 def idle_hub(tmp_path_factory):
-    why = _why_not()
-    if why:
-        pytest.skip(why)
-    hubctl.install(hubctl.DEFAULT_PREFIX)
-    prefix = tmp_path_factory.mktemp("idle-hub")
-    for shared in ("venv", "proxy"):
-        (prefix / shared).symlink_to(hubctl.DEFAULT_PREFIX / shared)
-    (prefix / "state").mkdir(mode=0o700)
-    passwords = hubctl.create_demo_users(prefix, INSTRUCTOR, (STUDENT,))
-    try:
-        url = hubctl.start(prefix, hubctl._free_port(), [STUDENT], [INSTRUCTOR], cull_idle_s=IDLE_S)
-        yield {"url": url, "prefix": prefix, "passwords": passwords}
-    finally:
-        hubctl.stop(prefix)
-        hubctl.remove_demo_users(prefix)
+    with running_hub(tmp_path_factory.mktemp("idle-hub"), INSTRUCTOR, (STUDENT,), cull_idle_s=IDLE_S) as running:
+        yield running
 
 
 def _start_kernel(opener, url: str, user: str) -> str:
