@@ -181,6 +181,33 @@ def package_dir(name: str) -> str | None:
     return None
 
 
+# Packages whose code sits in the notebook's namespace (IPython's own `open`) and may re-bind other attributes
+NAMESPACE_PACKAGES = ("IPython", "ipykernel")
+
+
+def installed_code_roots(packages: Iterable[str]) -> list[str]:
+    """Folders of installed code, where a library may legitimately re-bind another library's attribute
+    (torch._dynamo wraps torch.manual_seed, IPython puts its own ``open`` in the user namespace); code from the
+    notebook or its folder may not. This Python's stdlib and site-packages, the course's package, and the folder
+    each of ``packages`` and of :data:`NAMESPACE_PACKAGES` is installed in: that can be another one (PYTHONPATH,
+    a user site, Debian's dist-packages). The folder holding the course's package is not one: it is the
+    repository, not an install."""
+    roots = {
+        os.path.realpath(p)
+        for key in ("stdlib", "platstdlib", "purelib", "platlib")
+        for p in [sysconfig.get_paths().get(key)]
+        if p
+    }
+    course = package_dir("hpml_lab_utils")
+    if course:
+        roots.add(course)
+    for name in (*packages, *NAMESPACE_PACKAGES):
+        where = package_dir(name)
+        if where and (course is None or os.path.dirname(where) != os.path.dirname(course)):
+            roots.add(os.path.dirname(where))
+    return sorted(roots)
+
+
 def free_names(source: str) -> list[str]:
     """Names a cell reads but never binds (the ones student globals could shadow); [] if it does not parse."""
     try:
@@ -269,18 +296,7 @@ class InsertTamperGuards(NbGraderPreprocessor):
         tops = sorted({t.split(".")[0] for t in modules + self.key_targets} - {"builtins", "math", "operator"})
         libdirs = {t: [d] for t in tops for d in [package_dir(t)] if d}
         trusted = [d for p in TRUSTED_CALLBACK_PACKAGES for d in [package_dir(p)] if d]
-        # installed code (stdlib, site-packages, this course's packages): a library may legitimately re-bind
-        # another library's attribute (torch._dynamo wraps torch.manual_seed, IPython puts its own `open`
-        # in the user namespace); code from the notebook or its folder may not
-        library_roots = sorted(
-            {
-                os.path.realpath(p)
-                for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                for p in [sysconfig.get_paths().get(key)]
-                if p
-            }
-            | {d for d in (package_dir("hpml_lab_utils"),) if d}
-        )
+        library_roots = installed_code_roots(tops)
         builtin_names = set(dir(builtins))
         guarded, nonces = {}, {}
         for i, cell in enumerate(tests):

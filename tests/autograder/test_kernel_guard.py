@@ -120,3 +120,25 @@ def test_a_submodule_bound_by_installed_code_is_not_tampering_a_module_set_by_ha
     assert shell.run_cell("import types, numba\nnumba.types = types.ModuleType('numba.types')").success
     result = shell.run_cell(nb.cells[1].source)
     assert "numba.types was replaced" in str(result.error_in_exec)
+
+
+@pytest.fixture
+def site_packages_elsewhere(monkeypatch):
+    """This Python's sysconfig names only a stdlib that holds nothing installed: IPython and the course's other
+    packages live in a folder of their own, as when they come on PYTHONPATH, from a user site or from Debian's
+    dist-packages (the lent GPU machine's wheels were installed with ``pip --target`` and found that way)."""
+    import sysconfig
+
+    paths = {"stdlib": str(sysconfig.get_paths()["stdlib"]) + "-elsewhere"}
+    monkeypatch.setattr("autograder.isolation.tamper.sysconfig.get_paths", lambda: paths)
+
+
+@pytest.mark.parametrize("guarded_shell", ["assert callable(open)"], indirect=True)
+def test_ipythons_own_open_is_installed_code_wherever_ipython_is_installed(site_packages_elsewhere, guarded_shell):
+    shell, nb = guarded_shell
+    assert shell.user_ns["open"] is not builtins.open  # IPython's, put in the namespace by IPython itself
+    result = shell.run_cell(nb.cells[1].source)
+    assert result.success, result.error_in_exec
+    assert shell.run_cell("def open(*args, **kwargs):\n    return None").success  # the notebook's own
+    result = shell.run_cell(nb.cells[1].source)
+    assert "builtins.open was shadowed by a global of the notebook" in str(result.error_in_exec)
