@@ -21,6 +21,7 @@
 #   make lab      set up, then start JupyterLab on the repository (the instructor's view: solutions/ included)
 #   make student-release  write dist/hpml-student: labs, course, hpml_lab_utils and their set-up, no answers
 #   make hub      a demo class on JupyterHub at 127.0.0.1:8000 (root; DEMO_USERS=yes creates the users); make hub-stop
+#                 COURSES=courses.toml: several courses and their TAs on one hub (docs/running-a-class.md)
 #   make formgrader  JupyterLab with nbgrader's Formgrader, for instructors
 #   make release  regenerate labs/ from solutions/
 #   make strip    remove outputs and execution counts from every notebook
@@ -125,7 +126,7 @@ slurm-tools:
 hub: hub-tools
 	$(PYTHON) deploy/jupyterhub/hubctl.py install
 	$(PYTHON) deploy/jupyterhub/hubctl.py users $(if $(filter yes,$(DEMO_USERS)),--create-demo-users)
-	$(PYTHON) deploy/jupyterhub/hubctl.py start
+	$(PYTHON) deploy/jupyterhub/hubctl.py start $(if $(COURSES),--courses $(COURSES))
 
 hub-stop:
 	$(PYTHON) deploy/jupyterhub/hubctl.py stop

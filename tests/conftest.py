@@ -50,6 +50,7 @@ SHARED_GROUPS = {
     "tests/deploy/test_hub_browser.py": "hub",
     "tests/deploy/test_exchange.py": "hub",
     "tests/deploy/test_hub_culler.py": "hub",
+    "tests/deploy/test_hub_courses.py": "hub",
     "tests/autograder/test_slurm.py": "slurm",
 }
 GRADED_LABS = "tests/autograder/test_grading_labs.py"  # parametrized by lab: one group per lab

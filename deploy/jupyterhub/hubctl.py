@@ -3,9 +3,12 @@
     install                     course environment (venv from a Python every user can run), JupyterHub,
                                 configurable-http-proxy (npm), Jupyter settings for students
     users --create-demo-users   an instructor and three students as local Unix users (passwords printed)
+    courses FILE                several courses on one hub: check the course file (courses.py), make each
+                                course's grader account and course folder; then start --courses FILE
     instructor NAME             give an existing user the instructor's tools and a course folder ~NAME/course
     remove-demo-users           delete the users ``users`` created (and only those)
-    start [--port 8000]         start the hub on 127.0.0.1 in the background; print the URL and log-ins
+    start [--port 8000] [--courses FILE]
+                                start the hub on 127.0.0.1 in the background; print the URL and log-ins
     stop                        stop the hub (by its process id) and every server it started
     status                      is it running, where
 
@@ -28,11 +31,17 @@ import time
 import urllib.request
 from pathlib import Path
 
+try:
+    from . import courses as course_file
+except ImportError:  # run as a script: python3 deploy/jupyterhub/hubctl.py
+    import courses as course_file  # type: ignore[no-redef]
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DEFAULT_PREFIX = Path("/opt/hpml-hub")
 DEFAULT_EXCHANGE = Path("/srv/nbgrader/exchange")
 DEMO_MARK = "HPML demo user"  # the GECOS field of users this script creates; only those are ever removed
+GRADER_MARK = "HPML course grader"  # the GECOS field of the grader accounts it creates (a hub of several courses)
 DEMO_INSTRUCTOR = "instructor"
 DEMO_STUDENTS = ("student1", "student2", "student3")
 # nbgrader tools that only the instructor sees; students keep Assignments and Validate
@@ -116,11 +125,19 @@ NBGRADER_SETTINGS = """\
 import os
 
 c = get_config()  # noqa: F821
-c.CourseDirectory.course_id = "hpml"
 # the exchange: made by root (hubctl.py install); $HPML_EXCHANGE points a test class elsewhere
 c.Exchange.root = os.environ.get("HPML_EXCHANGE", "{exchange}")
 # what Submit leaves out: nbgrader's defaults and lab11's C++ builds (megabytes of .so files, rebuilt when graded)
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "torch_extensions"]
+if os.environ.get("HPML_HUB_COURSES"):
+    # a hub of several courses (deploy/jupyterhub/courses.py): a user's courses are their JupyterHub groups
+    # (nbgrader-<course>, formgrade-<course>), and a course's labs are fetched to ~/<course>/<lab>
+    from nbgrader.auth import JupyterHubAuthPlugin
+
+    c.Authenticator.plugin_class = JupyterHubAuthPlugin
+    c.Exchange.path_includes_course = True
+else:
+    c.CourseDirectory.course_id = "hpml"
 """
 
 
@@ -171,24 +188,28 @@ def write_student_settings(venv: Path) -> None:
 
 
 INSTRUCTOR_NBGRADER_SETTINGS = """\
-# the instructor's nbgrader settings (written by deploy/jupyterhub/hubctl.py instructor)
+# the instructor's nbgrader settings (written by deploy/jupyterhub/hubctl.py)
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = "{course}"
 """
 
 
-def write_instructor_settings(user: str) -> Path:
-    """The instructor's own Jupyter settings and course folder; return the course folder (``~user/course``).
+def write_instructor_settings(user: str, course_id: str | None = None) -> Path:
+    """The instructor's own Jupyter settings and course folder; return the course folder.
 
-    Formgrader and Create Assignment on; nbgrader's course folder ``~/course``
-    (``release/``, ``submitted/``, ``feedback/``, the gradebook), with every
-    lab's release from ``labs/`` in ``release/<lab>/``, ready for
-    ``nbgrader release_assignment <lab>``. Releases already there are kept.
+    Formgrader and Create Assignment on; nbgrader's course folder (``release/``,
+    ``submitted/``, ``feedback/``, the gradebook), with every lab's release from
+    ``labs/`` in ``release/<lab>/``, ready for ``nbgrader release_assignment <lab>``.
+    Releases already there are kept. The folder is ``~user/course``, or for a
+    course of a hub of several (a grader account, ``course_id`` given) ``~user/<course_id>``.
     """
     home = Path(os.path.expanduser(f"~{user}"))
-    jupyter, course = home / ".jupyter", home / "course"
+    jupyter, course = home / ".jupyter", home / (course_id or "course")
     _write_nbgrader_tools(jupyter, "jupyter_server_config.json", on=True)
-    (jupyter / "nbgrader_config.py").write_text(INSTRUCTOR_NBGRADER_SETTINGS.format(course=course))
+    settings = INSTRUCTOR_NBGRADER_SETTINGS.format(course=course)
+    if course_id:
+        settings += f'c.CourseDirectory.course_id = "{course_id}"\n'
+    (jupyter / "nbgrader_config.py").write_text(settings)
     for lab in sorted(p for p in (REPO / "labs").iterdir() if p.is_dir()):
         if not (course / "release" / lab.name).exists():
             shutil.copytree(lab, course / "release" / lab.name)
@@ -260,6 +281,46 @@ def remove_demo_users(prefix: Path) -> list[str]:
     return removed
 
 
+# --------------------------------------------------------------------------- several courses
+
+
+def prepare_courses(courses_file: Path) -> list[course_file.Course]:
+    """Check a course file (courses.py) and give each course its grader account and course folder.
+
+    The account ``grader-<course>`` runs the course's formgrader as a hub service and owns the course folder
+    ``~grader-<course>/<course>`` (the labs' releases in it, the gradebook, the collected hand-ins) and the
+    course's hand-ins in the exchange; its home is private, its password locked. Accounts already there (made
+    here) are kept, with their course folders.
+    """
+    require_root()
+    try:
+        courses = course_file.read_courses(courses_file)
+    except course_file.CourseFileError as exc:
+        raise SystemExit(f"hubctl: {exc}") from None
+    for course in courses:
+        account = course.grader_account
+        gecos = _gecos(account)
+        if gecos is not None and gecos != GRADER_MARK:
+            raise SystemExit(f"hubctl: a user {account!r} already exists and was not made by hubctl: not touching it")
+        if gecos is None:
+            useradd = ["useradd", "--create-home", "--key", "HOME_MODE=0700", "--shell", "/bin/bash"]
+            run([*useradd, "--comment", GRADER_MARK, account])
+        write_instructor_settings(account, course.id)
+    return courses
+
+
+def remove_grader_accounts(courses: list[course_file.Course]) -> list[str]:
+    """Delete the grader accounts of ``courses`` that :func:`prepare_courses` made, with their course folders."""
+    require_root()
+    removed = []
+    for course in courses:
+        if _gecos(course.grader_account) == GRADER_MARK:
+            subprocess.run(["pkill", "-KILL", "-u", course.grader_account], check=False)  # its formgrader
+            run(["userdel", "--remove", course.grader_account], stderr=subprocess.DEVNULL)
+            removed.append(course.grader_account)
+    return removed
+
+
 # --------------------------------------------------------------------------- start and stop
 
 
@@ -282,11 +343,20 @@ def _free_port() -> int:
 
 
 def start(
-    prefix: Path, port: int, users: list[str], admins: list[str], timeout: float = 60.0, cull_idle_s: int | None = None
+    prefix: Path,
+    port: int,
+    users: list[str],
+    admins: list[str],
+    timeout: float = 60.0,
+    cull_idle_s: int | None = None,
+    courses: Path | None = None,
+    exchange: Path | None = None,
 ) -> str:
     """Start JupyterHub in the background (its own session); return its URL once it answers.
 
-    ``cull_idle_s``: stop servers idle that long (default: the configuration's hour; 0: never).
+    ``cull_idle_s``: stop servers idle that long (default: the configuration's hour; 0: never). ``courses``: a
+    course file (courses.py, prepared by :func:`prepare_courses`): a hub of several courses, whose people are
+    its users (``users`` and ``admins`` are added to them). ``exchange``: another exchange than the default.
     """
     require_root()
     if _pid(prefix):
@@ -305,6 +375,10 @@ def start(
     )
     if cull_idle_s is not None:
         env["HPML_HUB_CULL_IDLE_S"] = str(cull_idle_s)
+    if courses is not None:
+        env["HPML_HUB_COURSES"] = str(courses.resolve())
+    if exchange is not None:
+        env["HPML_EXCHANGE"] = str(exchange)
     log = open(state / "hub.log", "ab")  # left open: the hub writes to it after this function returns
     hub = subprocess.Popen(
         [str(prefix / "venv" / "bin" / "jupyterhub"), "-f", str(HERE / "jupyterhub_config.py")],
@@ -409,8 +483,11 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("instructor")
     p.add_argument("name", help="an existing local user")
     sub.add_parser("remove-demo-users")
+    p = sub.add_parser("courses")
+    p.add_argument("file", type=Path, help="a course file (deploy/jupyterhub/courses.py says what it holds)")
     p = sub.add_parser("start")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--courses", type=Path, help="a course file: a hub of several courses (run `courses FILE` first)")
     sub.add_parser("stop")
     sub.add_parser("status")
     args = parser.parse_args(argv)
@@ -433,11 +510,20 @@ def main(argv: list[str] | None = None) -> int:
         say(f"{args.name}: Formgrader and Create Assignment on; course folder {course} (releases of labs/ in it)")
     elif args.command == "remove-demo-users":
         say("removed: " + (", ".join(remove_demo_users(prefix)) or "nothing"))
+    elif args.command == "courses":
+        for course in prepare_courses(args.file):
+            say(
+                f"course {course.id}: formgrader /services/{course.id}/formgrader for {', '.join(course.staff)}, run "
+                f"as {course.grader_account} (course folder ~{course.grader_account}/{course.id}); "
+                f"{len(course.students)} student(s)"
+            )
     elif args.command == "start":
         record = prefix / "state" / "demo-users.json"
         data = json.loads(record.read_text()) if record.exists() else {"instructor": "", "students": []}
-        admins = [data["instructor"]] if data["instructor"] else []
-        url = start(prefix, args.port, data["students"], admins)
+        admins = [data["instructor"]] if data["instructor"] and not args.courses else []
+        if args.courses:
+            prepare_courses(args.courses)  # checks the file and the users again: they may have changed
+        url = start(prefix, args.port, data["students"], admins, courses=args.courses)
         say(f"JupyterHub at {url} (log: {prefix / 'state' / 'hub.log'}; stop: python3 {__file__} stop)")
         for name, password in data.get("passwords", {}).items():
             say(f"log in as {name:<10} password {password}")

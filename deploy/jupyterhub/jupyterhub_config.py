@@ -5,7 +5,12 @@
 #   venv/    the course environment every user runs (built from a Python that other users can execute)
 #   proxy/   configurable-http-proxy from npm
 #   state/   the hub's database, cookie secret, proxy token and log (root only)
+import importlib.util
 import os
+import pwd
+import socket
+import sys
+from pathlib import Path
 
 c = get_config()  # noqa: F821 (injected by traitlets' config loader)
 
@@ -60,15 +65,16 @@ c.JupyterHub.services = [
 # hour; 0 never), and with it its kernels. Idle: no request through the proxy and no kernel activity reported.
 # LocalProcessSpawner enforces no memory or CPU limit per user (mem_limit and cpu_limit only set environment
 # variables); see docs/running-a-class.md
+roles = []
 cull_idle_s = int(os.environ.get("HPML_HUB_CULL_IDLE_S", "3600"))
 if cull_idle_s > 0:
-    c.JupyterHub.load_roles = [
+    roles.append(
         {
             "name": "idle-culler",
             "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
             "services": ["idle-culler"],
         }
-    ]
+    )
     c.JupyterHub.services.append(
         {
             "name": "idle-culler",
@@ -82,3 +88,61 @@ if cull_idle_s > 0:
             ],
         }
     )
+
+# Several courses on one hub (HPML_HUB_COURSES: a course file, deploy/jupyterhub/courses.py), as nbgrader documents
+# it: each course's formgrader is a service run as the course's grader account (hubctl.py prepare_courses), at
+# /services/<course>/formgrader, open to the group formgrade-<course> (its instructors and graders) and nobody
+# else; its students are the group nbgrader-<course>, which nbgrader's JupyterHubAuthPlugin reads to list a
+# student's courses (every token may read its own user's name and groups: JupyterHub's identify scopes).
+courses_file = os.environ.get("HPML_HUB_COURSES")
+if courses_file:
+    spec = importlib.util.spec_from_file_location("hpml_courses", os.path.join(os.path.dirname(__file__), "courses.py"))
+    course_file = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = course_file  # its dataclasses look their module up there
+    spec.loader.exec_module(course_file)
+    courses = course_file.read_courses(Path(courses_file))
+    # the grader accounts are users of the hub too, in their course's formgrade group, without a password to log in
+    grader_accounts = {course.grader_account for course in courses}
+    c.Authenticator.allowed_users = set(course_file.everyone(courses)) | grader_accounts | users | admins
+    c.Authenticator.admin_users = admins  # an admin may open every course's formgrader: none unless asked
+    c.Spawner.environment["HPML_HUB_COURSES"] = courses_file  # nbgrader_config.py: JupyterHubAuthPlugin
+    c.JupyterHub.load_groups = {}
+    for course in courses:
+        staff, students = f"formgrade-{course.id}", f"nbgrader-{course.id}"
+        c.JupyterHub.load_groups[staff] = {"users": [*course.staff, course.grader_account]}
+        c.JupyterHub.load_groups[students] = {"users": list(course.students)}
+        roles.append({"name": staff, "groups": [staff], "scopes": [f"access:services!service={course.id}"]})
+        # the formgrader's own token: nbgrader's JupyterHubAuthPlugin reads its course's people and their groups,
+        # and adds and removes students in nbgrader-<course> (the formgrader's Manage Students); nothing more
+        roles.append(
+            {
+                "name": f"formgrader-{course.id}",
+                "services": [course.id],
+                "scopes": [
+                    f"read:users!group={staff}",
+                    f"read:users!group={students}",
+                    f"list:groups!group={students}",
+                    f"groups!group={students}",
+                ],
+            }
+        )
+        with socket.socket() as probe:  # a free port for the course's formgrader
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        account = pwd.getpwnam(course.grader_account)
+        c.JupyterHub.services.append(
+            {
+                "name": course.id,
+                "url": f"http://127.0.0.1:{port}",
+                "command": c.Spawner.cmd,
+                "user": course.grader_account,
+                "cwd": account.pw_dir,
+                "environment": {
+                    "JUPYTERHUB_DEFAULT_URL": "/formgrader",
+                    "HPML_HUB_COURSES": courses_file,
+                    **{k: v for k, v in c.Spawner.environment.items() if k == "HPML_EXCHANGE"},
+                },
+                "oauth_no_confirm": True,
+            }
+        )
+c.JupyterHub.load_roles = roles

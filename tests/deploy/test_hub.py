@@ -49,10 +49,14 @@ def _why_not() -> str:
 
 
 @contextlib.contextmanager
-def running_hub(prefix: Path, instructor: str, students: tuple[str, ...], **start_options) -> Iterator[dict]:
+def running_hub(
+    prefix: Path, instructor: str, students: tuple[str, ...], courses: str | None = None, **start_options
+) -> Iterator[dict]:
     """A hub of its own in the empty folder ``prefix``, with these users; stopped and the users removed after.
 
-    Skips, saying why, where the machine cannot run it. ``start_options``: :func:`hubctl.start`'s keywords.
+    ``courses``: the text of a course file over these users (a hub of several courses, without admins); their
+    grader accounts are made before the start and removed after. Skips, saying why, where the machine cannot
+    run it. ``start_options``: :func:`hubctl.start`'s keywords.
     """
     why = _why_not()
     if why:
@@ -62,12 +66,21 @@ def running_hub(prefix: Path, instructor: str, students: tuple[str, ...], **star
         (prefix / shared).symlink_to(hubctl.DEFAULT_PREFIX / shared)
     (prefix / "state").mkdir(mode=0o700)
     passwords = hubctl.create_demo_users(prefix, instructor, students)
+    course_list = []
     try:
-        url = hubctl.start(prefix, hubctl._free_port(), list(students), [instructor], **start_options)
-        yield {"url": url, "prefix": prefix, "passwords": passwords}
+        if courses is not None:
+            (prefix / "courses.toml").write_text(courses)
+            course_list = hubctl.course_file.read_courses(prefix / "courses.toml")  # removed after, even half made
+            hubctl.prepare_courses(prefix / "courses.toml")
+            start_options["courses"] = prefix / "courses.toml"
+        admins = [] if courses is not None else [instructor]
+        url = hubctl.start(prefix, hubctl._free_port(), list(students), admins, **start_options)
+        yield {"url": url, "prefix": prefix, "passwords": passwords, "courses": course_list}
     finally:
         hubctl.stop(prefix)
         hubctl.remove_demo_users(prefix)
+        if course_list:
+            hubctl.remove_grader_accounts(course_list)
 
 
 @pytest.fixture(scope="module")
