@@ -39,7 +39,7 @@ from autograder.paths import CoursePaths
 from autograder.pipeline import export, generate
 from deploy.jupyterhub import hubctl
 from tests.autograder.lab01_class import LAB, SOURCE
-from tests.deploy.test_hub import _why_not
+from tests.deploy.test_hub import _why_not, as_user
 
 pytestmark = pytest.mark.hub
 
@@ -47,22 +47,12 @@ INSTRUCTOR = "hpmlt-instructor"
 STUDENTS = ("hpmlt-student1", "hpmlt-student2", "hpmlt-student3")
 ATTACKER = "hpmlt-student4"  # hands in nothing but symbolic links, back-dated
 BACK_DATED = "2020-01-01 00:00:00.000000 UTC"
-NBGRADER = hubctl.DEFAULT_PREFIX / "venv" / "bin"
 GUARD = hubctl.HERE / "inbound_guard.py"
 
 
 def q(path: Path) -> str:
     """A path for the shell: nbgrader's inbound names hold spaces (the time)."""
     return shlex.quote(str(path))
-
-
-def as_user(user: str, command: str, exchange: Path, check: bool = True) -> subprocess.CompletedProcess:
-    """``command`` in a login shell of ``user``, with the course environment's nbgrader and ``exchange``."""
-    env = f"PATH={NBGRADER}:$PATH HPML_EXCHANGE={exchange}"
-    done = subprocess.run(["runuser", "-l", user, "-c", f"{env} {command}"], capture_output=True, text=True)
-    if check:
-        assert done.returncode == 0, f"{user}: {command}\n{done.stdout}\n{done.stderr}"
-    return done
 
 
 @pytest.fixture(scope="module")

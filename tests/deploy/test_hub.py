@@ -48,6 +48,17 @@ def _why_not() -> str:
     return ""
 
 
+def as_user(user: str, command: str, exchange: Path, env: str = "", check: bool = True) -> subprocess.CompletedProcess:
+    """``command`` in a login shell of ``user`` with the course environment's nbgrader and the exchange ``exchange``;
+    ``env``: more ``NAME=value`` words for that shell. ``check``: the command must succeed."""
+    bin_dir = hubctl.DEFAULT_PREFIX / "venv" / "bin"
+    env = f"PATH={bin_dir}:$PATH HPML_EXCHANGE={exchange} {env}"
+    done = subprocess.run(["runuser", "-l", user, "-c", f"{env} {command}"], capture_output=True, text=True)
+    if check:
+        assert done.returncode == 0, f"{user}: {command}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
 @contextlib.contextmanager
 def running_hub(
     prefix: Path, instructor: str, students: tuple[str, ...], courses: str | None = None, **start_options

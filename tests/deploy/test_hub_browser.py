@@ -25,7 +25,7 @@ import pytest
 from autograder import cli
 from deploy.jupyterhub import hubctl
 from tests.browser_support import launched_chromium, run_cell, screenshot_dir, skip_reason
-from tests.deploy.test_hub import _why_not
+from tests.deploy.test_hub import _why_not, as_user
 
 pytestmark = [pytest.mark.hub, pytest.mark.browser]
 
@@ -33,15 +33,6 @@ INSTRUCTOR = "hpmlt-instructor"
 STUDENT = "hpmlt-student1"
 LAB = "lab01_benchmarking"
 FIRST_CELLS = 3
-NBGRADER = hubctl.DEFAULT_PREFIX / "venv" / "bin"
-
-
-def as_user(user: str, command: str, exchange: Path) -> str:
-    """``command`` in a login shell of ``user`` with the course environment's nbgrader; its output."""
-    env = f"PATH={NBGRADER}:$PATH HPML_EXCHANGE={exchange}"
-    done = subprocess.run(["runuser", "-l", user, "-c", f"{env} {command}"], capture_output=True, text=True)
-    assert done.returncode == 0, f"{user}: {command}\n{done.stdout}\n{done.stderr}"
-    return done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")

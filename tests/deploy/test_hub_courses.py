@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from deploy.jupyterhub import hubctl
-from tests.deploy.test_hub import _owners_of, _server_up, _session, _status, running_hub
+from tests.deploy.test_hub import _owners_of, _server_up, _session, _status, as_user, running_hub
 
 pytestmark = pytest.mark.hub
 
@@ -54,20 +54,19 @@ def hub(tmp_path_factory):
         ) as running:
             running["exchange"] = exchange
             for course, lab in ((COURSE_A, LAB_A), (COURSE_B, LAB_B)):
-                as_user(hubctl.course_file.grader_account(course), f"nbgrader release_assignment {lab}", exchange)
+                as_course_user(
+                    hubctl.course_file.grader_account(course), f"nbgrader release_assignment {lab}", exchange
+                )
             yield running
     finally:
         shutil.rmtree(exchange, ignore_errors=True)
 
 
-def as_user(user: str, command: str, exchange: Path, env: str = "", check: bool = True) -> subprocess.CompletedProcess:
-    """``command`` in a login shell of ``user`` with the course environment, a hub of several courses."""
-    bin_dir = hubctl.DEFAULT_PREFIX / "venv" / "bin"
-    env = f"PATH={bin_dir}:$PATH HPML_EXCHANGE={exchange} HPML_HUB_COURSES=yes {env}"
-    done = subprocess.run(["runuser", "-l", user, "-c", f"{env} {command}"], capture_output=True, text=True)
-    if check:
-        assert done.returncode == 0, f"{user}: {command}\n{done.stdout}\n{done.stderr}"
-    return done
+def as_course_user(
+    user: str, command: str, exchange: Path, env: str = "", check: bool = True
+) -> subprocess.CompletedProcess:
+    """:func:`as_user` on a hub of several courses (nbgrader's settings then name each course's folder)."""
+    return as_user(user, command, exchange, f"HPML_HUB_COURSES=yes {env}", check)
 
 
 def _formgrader_status(opener, url: str, course: str, timeout: float = 120.0) -> int:
@@ -119,17 +118,19 @@ def test_a_student_of_both_courses_fetches_from_both_and_a_student_of_one_from_o
     for user in (BOTH, ONLY_A):
         _server_up(_session(url, user, passwords[user]), url, user)
     both = _as_server(BOTH)
-    done = as_user(BOTH, "nbgrader list", exchange, both)
+    done = as_course_user(BOTH, "nbgrader list", exchange, both)
     listed = done.stdout + done.stderr
     assert f"{COURSE_A} {LAB_A}" in listed and f"{COURSE_B} {LAB_B}" in listed, listed
     for course, lab in ((COURSE_A, LAB_A), (COURSE_B, LAB_B)):
-        as_user(BOTH, f"nbgrader fetch_assignment --course {course} {lab}", exchange, both)
+        as_course_user(BOTH, f"nbgrader fetch_assignment --course {course} {lab}", exchange, both)
         assert list(Path(f"/home/{BOTH}/{course}/{lab}").glob("*.ipynb")), f"{course} {lab} not fetched"
     only_a = _as_server(ONLY_A)
-    done = as_user(ONLY_A, "nbgrader list", exchange, only_a)
+    done = as_course_user(ONLY_A, "nbgrader list", exchange, only_a)
     listed = done.stdout + done.stderr
     assert f"{COURSE_A} {LAB_A}" in listed and COURSE_B not in listed, listed
-    refused = as_user(ONLY_A, f"nbgrader fetch_assignment --course {COURSE_B} {LAB_B}", exchange, only_a, check=False)
+    refused = as_course_user(
+        ONLY_A, f"nbgrader fetch_assignment --course {COURSE_B} {LAB_B}", exchange, only_a, check=False
+    )
     assert refused.returncode != 0 and not Path(f"/home/{ONLY_A}/{COURSE_B}").exists(), refused.stderr
 
 
@@ -142,8 +143,8 @@ def test_the_formgrader_account_enrolls_and_removes_a_student(hub):
     _server_up(_session(url, ONLY_A, passwords[ONLY_A]), url, ONLY_A)
     only_a = _as_server(ONLY_A)
     for command, listed_after in (("add", True), ("remove --force", False)):
-        as_user(grader_b, f"nbgrader db student {command} {ONLY_A}", exchange, formgrader)
-        done = as_user(ONLY_A, "nbgrader list", exchange, only_a)
+        as_course_user(grader_b, f"nbgrader db student {command} {ONLY_A}", exchange, formgrader)
+        done = as_course_user(ONLY_A, "nbgrader list", exchange, only_a)
         assert (f"{COURSE_B} {LAB_B}" in done.stdout + done.stderr) == listed_after, (command, done.stderr)
 
 
@@ -153,8 +154,8 @@ def test_a_hand_in_to_course_b_is_closed_to_course_as_ta(hub):
     _server_up(_session(url, BOTH, passwords[BOTH]), url, BOTH)
     both = _as_server(BOTH)
     if not Path(f"/home/{BOTH}/{COURSE_B}/{LAB_B}").exists():
-        as_user(BOTH, f"nbgrader fetch_assignment --course {COURSE_B} {LAB_B}", exchange, both)
-    as_user(BOTH, f"nbgrader submit --course {COURSE_B} {LAB_B}", exchange, both)
+        as_course_user(BOTH, f"nbgrader fetch_assignment --course {COURSE_B} {LAB_B}", exchange, both)
+    as_course_user(BOTH, f"nbgrader submit --course {COURSE_B} {LAB_B}", exchange, both)
     inbound = exchange / COURSE_B / "inbound"
     grader_b = hubctl.course_file.grader_account(COURSE_B)
     deadline = time.monotonic() + 30
@@ -163,5 +164,5 @@ def test_a_hand_in_to_course_b_is_closed_to_course_as_ta(hub):
         time.sleep(0.2)
     assert hand_in.owner() == grader_b and (hand_in.stat().st_mode & 0o777) == 0o700
     for path in (hand_in, inbound, Path(f"/home/{grader_b}/{COURSE_B}")):
-        peek = as_user(TA_A, f"ls {shlex.quote(str(path))}", exchange, check=False)
+        peek = as_course_user(TA_A, f"ls {shlex.quote(str(path))}", exchange, check=False)
         assert peek.returncode != 0 and "Permission denied" in peek.stderr, (path, peek.stdout)
