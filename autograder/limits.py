@@ -26,6 +26,10 @@ Who enforces what (see ``autograder/isolation/sandbox.py`` for the whole guarant
 - ``max_output_bytes``: outputs of one notebook; the worker cuts them.
 - ``max_file_bytes``: ``RLIMIT_FSIZE``: no file written larger than this
   (the write fails with ``OSError: [Errno 27] File too large``).
+- ``shm_mb``: the size of the kernel's own ``/dev/shm`` under bubblewrap (a
+  private tmpfs: shared-memory segments, DataLoader workers' tensors, Ray's
+  object store); a write past it fails with ``ENOSPC``. Its pages are memory:
+  they count in the memory cgroup where resident memory is capped.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class Limits:
     max_processes: int = 256
     max_output_bytes: int = 2_000_000
     max_file_bytes: int = 100 * MiB
+    shm_mb: int = 512
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

@@ -2,7 +2,7 @@
 
     python -m autograder.isolation.kernel_launcher --scratch DIR --limits JSON [--bwrap] \\
         [--runtime-dir DIR] [--hide PATH]... [--reveal PATH]... [--cgroup DIR]... [--no-address-limit] \\
-        [--bwrap-extra JSON] -- KERNEL ARGV...
+        [--bwrap-extra JSON] [--shm-mb N] -- KERNEL ARGV...
 
 :class:`autograder.isolation.sandbox.SandboxedKernelManager` builds this command; you do
 not normally run it by hand. It runs the file directly (``python -I -S
@@ -20,8 +20,10 @@ In order, it:
 3. starts a new session (process group), unless it already leads one;
 4. changes to the scratch folder;
 5. execs the kernel, or with ``--bwrap`` execs ``bwrap`` (:func:`bwrap_argv`)
-   that runs the kernel with no network, a read-only file system, a fresh
-   ``/tmp``, ``/dev`` and ``/proc``, the ``--hide`` folders replaced by empty
+   that runs the kernel in a network namespace of its own (its own loopback,
+   no route out), a read-only file system, a fresh ``/tmp``, ``/dev`` and
+   ``/proc`` (``/dev/shm`` a tmpfs of ``--shm-mb`` MiB when given: bubblewrap
+   0.8 sizes a tmpfs), the ``--hide`` folders replaced by empty
    tmpfs (``--reveal`` folders bound back read-only inside them), and only the
    scratch folder and the kernel's runtime folder (connection file and IPC
    sockets) writable; ``--bwrap-extra`` (a JSON list of bubblewrap arguments)
@@ -58,6 +60,7 @@ def bwrap_argv(
     reveal: list[str] = (),
     bwrap: str = BWRAP,
     extra: list[str] = (),
+    shm_mb: int | None = None,
 ) -> list[str]:
     """The ``bwrap`` command line that runs ``kernel_argv`` in the sandbox (see the module docstring).
 
@@ -92,6 +95,7 @@ def bwrap_argv(
         "/",
         "--dev",
         "/dev",
+        *(["--size", str(shm_mb * MiB), "--perms", "1777", "--tmpfs", "/dev/shm"] if shm_mb else []),
         "--proc",
         "/proc",
         "--tmpfs",
@@ -188,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         "--no-address-limit", action="store_true", help="no RLIMIT_AS (a memory cgroup limits the kernel instead)"
     )
     p.add_argument("--bwrap-extra", default="[]", help="more bubblewrap arguments as a JSON list (GPU nodes)")
+    p.add_argument("--shm-mb", type=int, help="size of the sandbox's own /dev/shm in MiB (bubblewrap 0.8 or newer)")
     args = p.parse_args(own)
     if not kernel_argv:
         p.error("no kernel command after --")
@@ -208,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             reveal=args.reveal,
             bwrap=args.bwrap_path,
             extra=json.loads(args.bwrap_extra),
+            shm_mb=args.shm_mb,
         )
     else:
         cmd = kernel_argv

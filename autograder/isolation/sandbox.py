@@ -50,7 +50,11 @@ Always ("limits only" and "bubblewrap"):
   left behind killed when the kernel ends (cgroup, else its process group); the
   whole notebook killed after ``notebook_timeout_s``.
 Only with bubblewrap:
-  no network (a new, empty network namespace: not even the host's loopback);
+  no network outside the sandbox: a network namespace of its own, with only its
+  own loopback (a server the kernel starts on 127.0.0.1, Ray's daemons say, is
+  reached by the kernel's own processes; nothing of the host, not even the
+  host's loopback, and no route out); ``/dev/shm`` a private tmpfs of
+  ``shm_mb`` (bubblewrap 0.8 or newer; older ones leave it unsized);
   the whole file system read-only; fresh ``/tmp``, ``/dev`` and ``/proc`` (no
   other process of the machine visible); the course repository (``solutions/``),
   the grading folder (gradebook, other students, autograded copies), HOME and
@@ -133,6 +137,19 @@ def _probe_bwrap() -> tuple[str, str]:
     return BUBBLEWRAP, ""
 
 
+@functools.lru_cache(maxsize=1)
+def bwrap_sizes_shm() -> bool:
+    """Whether this bubblewrap sizes a tmpfs (``--size``, bubblewrap 0.8): then ``/dev/shm`` holds ``shm_mb``."""
+    exe = shutil.which(kernel_launcher.BWRAP)
+    if exe is None or _probe_bwrap()[0] != BUBBLEWRAP:
+        return False
+    cmd = kernel_launcher.bwrap_argv(["true"], scratch=tempfile.gettempdir(), bwrap=exe, shm_mb=1)
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def isolation_level() -> str:
     """``"bubblewrap"`` or ``"limits only"``; probed once per process, ``HPML_SANDBOX_ISOLATION`` honoured.
 
@@ -154,7 +171,11 @@ def describe_isolation() -> str:
     """The one line the CLI prints once before grading."""
     level = isolation_level()
     if level == BUBBLEWRAP:
-        return "isolation: bubblewrap (no network, read-only file system, only the scratch folder writable)"
+        shm = "/dev/shm sized by shm_mb" if bwrap_sizes_shm() else "/dev/shm unsized: bubblewrap older than 0.8"
+        return (
+            "isolation: bubblewrap (no network but its own loopback, read-only file system, "
+            f"only the scratch folder writable, {shm})"
+        )
     reason = (
         f"{ISOLATION_ENV}={os.environ.get(ISOLATION_ENV)}"
         if os.environ.get(ISOLATION_ENV, "auto").strip().lower() not in ("", "auto")
@@ -276,8 +297,8 @@ class SandboxedKernelManager(PromptKernelManager):
     When created it reads the environment variables of this module: the
     kernel's cwd is the scratch folder (whatever ``cwd`` nbclient asks for), the
     limits apply, and under bubblewrap the connection file and the ZeroMQ IPC
-    sockets live in a private runtime folder (bound into the sandbox, where the
-    kernel has no network, so no TCP, not even loopback: the transport is IPC in
+    sockets live in a private runtime folder (bound into the sandbox, whose
+    loopback is its own, so no TCP to the grader: the transport is IPC in
     both modes), and under bubblewrap interrupts go as messages (a signal to
     bubblewrap would kill the sandbox).
     """
@@ -341,6 +362,8 @@ class SandboxedKernelManager(PromptKernelManager):
                 "--runtime-dir",
                 self.sandbox_runtime,
             ]
+            if bwrap_sizes_shm():
+                cmd += ["--shm-mb", str(self.sandbox_limits.shm_mb)]
             for h in hidden_paths():
                 cmd += ["--hide", h]
             for r in revealed_paths(kernel_argv):

@@ -35,8 +35,19 @@ from autograder.limits import ENV_VAR, Limits
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "lab01_benchmarking" / "lab01_benchmarking.ipynb"
 TEST_LIMITS = Limits(
-    cell_timeout_s=60, notebook_timeout_s=120, memory_mb=1536, max_processes=48, max_file_bytes=1 << 20
+    cell_timeout_s=60, notebook_timeout_s=120, memory_mb=1536, max_processes=48, max_file_bytes=1 << 20, shm_mb=8
 )
+
+
+def _host_address() -> str | None:
+    """This machine's address on its first non-loopback interface (no packet is sent), or None."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: only picks the outgoing interface
+            ip = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if ip.startswith("127.") else ip
 
 
 def bwrap_works() -> bool:
@@ -55,7 +66,8 @@ def test_limits_defaults_and_json_round_trip():
         lim.max_processes,
         lim.max_output_bytes,
         lim.max_file_bytes,
-    ) == (120, 900, 4096, 256, 2_000_000, 100 << 20)
+        lim.shm_mb,
+    ) == (120, 900, 4096, 256, 2_000_000, 100 << 20, 512)
     assert Limits.from_json(TEST_LIMITS.to_json()) == TEST_LIMITS
     env = TEST_LIMITS.to_env({})
     assert Limits.from_env(env) == TEST_LIMITS and ENV_VAR in env
@@ -183,8 +195,10 @@ def test_describe_isolation_says_what_holds(monkeypatch):
     assert line.startswith("isolation: limits only") and "can read files the grader can read" in line
     monkeypatch.delenv(sandbox.ISOLATION_ENV)
     if bwrap_works():
+        shm = "/dev/shm sized by shm_mb" if sandbox.bwrap_sizes_shm() else "/dev/shm unsized: bubblewrap older than 0.8"
         assert sandbox.describe_isolation() == (
-            "isolation: bubblewrap (no network, read-only file system, only the scratch folder writable)"
+            "isolation: bubblewrap (no network but its own loopback, read-only file system, "
+            f"only the scratch folder writable, {shm})"
         )
 
 
@@ -353,6 +367,11 @@ def probe(request, tmp_path_factory):
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
     port = listener.getsockname()[1]
+    host_ip = _host_address() or "127.0.0.2"  # no other interface: a loopback address the kernel has too
+    outward = socket.socket()  # on every address: the kernel aims at the host's own non-loopback address
+    outward.bind(("0.0.0.0", 0))
+    outward.listen(8)
+    outward_port = outward.getsockname()[1]
     nb = _notebook(
         """
         import json, os
@@ -404,6 +423,36 @@ def probe(request, tmp_path_factory):
         report("loopback", result=r)
         """,
         f"""
+        import socket, threading
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        threading.Thread(target=lambda: server.accept()[0].sendall(b"own"), daemon=True).start()
+        with socket.create_connection(server.getsockname(), timeout=3) as c:
+            own = c.recv(3).decode()
+        try:
+            socket.create_connection(({host_ip!r}, {outward_port}), timeout=3).close()
+            r = "connected"
+        except OSError as e:
+            r = type(e).__name__
+        report("own_loopback", own=own, host_address=r)
+        """,
+        f"""
+        import errno
+        st = os.statvfs("/dev/shm")
+        size_mib = st.f_blocks * st.f_frsize / 2**20
+        written, err = 0, None
+        if size_mib == {TEST_LIMITS.shm_mb}:  # only the sandbox's own: never fill the machine's /dev/shm
+            try:
+                for i in range(256):
+                    with open("/dev/shm/fill%d" % i, "wb") as f:
+                        f.write(b"x" * (512 << 10))
+                    written += 512 << 10
+            except OSError as e:
+                err = errno.errorcode[e.errno]
+        report("shm", size_mib=size_mib, written=written, error=err)
+        """,
+        f"""
         res = {{}}
         for p in [{str(outside / "written_by_kernel.txt")!r}, os.path.join(os.getcwd(), "inside.txt")]:
             try:
@@ -444,6 +493,7 @@ def probe(request, tmp_path_factory):
             seconds = time.perf_counter() - t0
         finally:
             listener.close()
+            outward.close()
             written = (outside / "written_by_kernel.txt").exists()
             secrets_exist = {p: Path(p).exists() for p in secrets}
             shutil.rmtree(outside, ignore_errors=True)
@@ -515,9 +565,22 @@ def test_with_bwrap_secrets_network_and_disk_are_out_of_reach(probe):
         assert ctx["secrets_exist"][path]  # it is there for the grader...
         assert res["secrets"]["result"][path] in ("FileNotFoundError", "PermissionError"), path  # ...not the kernel
     assert res["loopback"]["result"] != "connected"
+    assert res["own_loopback"]["own"] == "own"  # its own loopback works: Ray's daemons can start
+    assert res["own_loopback"]["host_address"] != "connected"  # no route out
     assert not ctx["written_outside"]
     assert list(res["write"]["result"].values()) == ["OSError", "written"]
     assert res["write"]["grader_visible"] is False
+
+
+@pytest.mark.slow
+def test_with_bwrap_dev_shm_is_private_and_holds_shm_mb(probe):
+    level, res, ctx = probe
+    if level != BUBBLEWRAP or not sandbox.bwrap_sizes_shm():
+        pytest.skip("only bubblewrap 0.8 or newer gives the kernel a /dev/shm of its own size")
+    shm = res["shm"]
+    assert shm["size_mib"] == TEST_LIMITS.shm_mb
+    assert shm["error"] == "ENOSPC" and shm["written"] <= TEST_LIMITS.shm_mb << 20
+    assert not any(Path("/dev/shm").glob("fill*"))  # the kernel's, gone with it
 
 
 @pytest.mark.slow
@@ -528,6 +591,7 @@ def test_limits_only_is_honest_about_what_it_does_not_stop(probe):
         pytest.skip("the limits-only control")
     assert set(res["secrets"]["result"].values()) == {"read"}
     assert res["loopback"]["result"] == "connected"
+    assert res["own_loopback"] == {"own": "own", "host_address": "connected"}
     assert ctx["written_outside"]
 
 
