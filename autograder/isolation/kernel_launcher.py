@@ -124,6 +124,18 @@ def bwrap_argv(
     return argv + list(kernel_argv)
 
 
+def sizes_tmpfs(bwrap: str = BWRAP) -> bool:
+    """Whether ``bwrap`` sizes a tmpfs (``--size``, bubblewrap 0.8 and newer): a sandbox with a 1 MiB /dev/shm."""
+    import subprocess
+    import tempfile
+
+    cmd = bwrap_argv(["true"], scratch=tempfile.gettempdir(), bwrap=bwrap, shm_mb=1)
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def _user_tasks(uid: int) -> int:
     """Tasks (processes and threads) that ``uid`` has now: what RLIMIT_NPROC counts."""
     count = 0

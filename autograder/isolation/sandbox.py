@@ -50,11 +50,9 @@ Always ("limits only" and "bubblewrap"):
   left behind killed when the kernel ends (cgroup, else its process group); the
   whole notebook killed after ``notebook_timeout_s``.
 Only with bubblewrap:
-  no network outside the sandbox: a network namespace of its own, with only its
-  own loopback (a server the kernel starts on 127.0.0.1, Ray's daemons say, is
-  reached by the kernel's own processes; nothing of the host, not even the
-  host's loopback, and no route out); ``/dev/shm`` a private tmpfs of
-  ``shm_mb`` (bubblewrap 0.8 or newer; older ones leave it unsized);
+  a network namespace whose only interface is its own loopback (Ray's daemons
+  work; the host, its loopback included, is out of reach); ``/dev/shm`` a
+  private tmpfs of ``shm_mb`` (bubblewrap 0.8 or newer);
   the whole file system read-only; fresh ``/tmp``, ``/dev`` and ``/proc`` (no
   other process of the machine visible); the course repository (``solutions/``),
   the grading folder (gradebook, other students, autograded copies), HOME and
@@ -94,6 +92,7 @@ from nbgrader.preprocessors import Execute
 from ..limits import Limits
 from . import gpus, kernel_launcher, memory, processes
 from .reply_channel import PromptKernelManager
+from .scratch import prepare_scratch as prepare_scratch  # where the worker and tests find it
 
 SCRATCH_ENV = "HPML_SANDBOX_SCRATCH"
 ISOLATION_ENV = "HPML_SANDBOX_ISOLATION"
@@ -141,13 +140,7 @@ def _probe_bwrap() -> tuple[str, str]:
 def bwrap_sizes_shm() -> bool:
     """Whether this bubblewrap sizes a tmpfs (``--size``, bubblewrap 0.8): then ``/dev/shm`` holds ``shm_mb``."""
     exe = shutil.which(kernel_launcher.BWRAP)
-    if exe is None or _probe_bwrap()[0] != BUBBLEWRAP:
-        return False
-    cmd = kernel_launcher.bwrap_argv(["true"], scratch=tempfile.gettempdir(), bwrap=exe, shm_mb=1)
-    try:
-        return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    return exe is not None and _probe_bwrap()[0] == BUBBLEWRAP and kernel_launcher.sizes_tmpfs(exe)
 
 
 def isolation_level() -> str:
@@ -182,52 +175,6 @@ def describe_isolation() -> str:
         else _probe_bwrap()[1]
     )
     return f"isolation: limits only ({reason}) - student code can read files the grader can read"
-
-
-# --------------------------------------------------------------------------- scratch folder
-
-
-def prepare_scratch(submission_dir: Path, scratch: Path, extra_files=()) -> Path:
-    """Make ``scratch`` a fresh folder holding only this student's own files; return it (absolute).
-
-    ``submission_dir`` is the student's folder (or one notebook file) as
-    submitted: the notebook as submitted has no hidden tests; never pass the
-    autograded or sanitized copy. ``extra_files`` are the lab's released
-    support files (data the notebook opens), copied to the top of the folder.
-    Symbolic links are skipped (a link could point at the gradebook), and so are
-    ``.ipynb_checkpoints``. An existing ``scratch`` is emptied first.
-    """
-    submission_dir = Path(submission_dir).resolve()
-    scratch = Path(scratch).absolute()
-    if not submission_dir.exists():
-        raise FileNotFoundError(f"no submission at {submission_dir}")
-    if scratch.resolve() in (submission_dir, *submission_dir.parents) or scratch.resolve() == Path("/"):
-        raise ValueError(f"scratch folder {scratch} would contain the submission {submission_dir}: choose another")
-    if scratch.is_symlink() or scratch.is_file():
-        scratch.unlink()
-    elif scratch.exists():
-        shutil.rmtree(scratch)
-    scratch.mkdir(parents=True, mode=0o700)
-    if submission_dir.is_file():
-        shutil.copyfile(submission_dir, scratch / submission_dir.name)
-    else:
-        for src in sorted(submission_dir.rglob("*")):
-            rel = src.relative_to(submission_dir)
-            if any(p == ".ipynb_checkpoints" for p in rel.parts):
-                continue
-            if any(p.is_symlink() for p in [src, *list(src.parents)[: len(rel.parts) - 1]]):
-                continue
-            dest = scratch / rel
-            if src.is_dir():
-                dest.mkdir(parents=True, exist_ok=True)
-            elif src.is_file():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, dest)
-    for extra in extra_files:
-        extra = Path(extra)
-        if extra.is_file() and not extra.is_symlink():
-            shutil.copyfile(extra, scratch / extra.name)
-    return scratch
 
 
 # --------------------------------------------------------------------------- what the sandbox hides
@@ -316,7 +263,7 @@ class SandboxedKernelManager(PromptKernelManager):
         self.sandbox_scratch = os.path.realpath(scratch)
         if not os.path.isdir(self.sandbox_scratch):
             raise FileNotFoundError(
-                f"{SCRATCH_ENV}={scratch}: no such folder (see autograder.isolation.sandbox.prepare_scratch)"
+                f"{SCRATCH_ENV}={scratch}: no such folder (see autograder.isolation.scratch.prepare_scratch)"
             )
         self.sandbox_runtime = tempfile.mkdtemp(prefix="hpml-kernel-")
         self.sandbox_cgroup: Path | None = None

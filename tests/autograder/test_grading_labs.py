@@ -10,8 +10,10 @@ source's metadata. The whole mutation suite runs with ``make mutants``.
 
 from __future__ import annotations
 
+import psutil
 import pytest
 
+from autograder.isolation.sandbox import SCRATCH_ENV
 from autograder.lab_settings import all_labs
 from tests.graded_labs import NOT_JSON, PERFECT, UNTOUCHED, error_cells
 
@@ -58,3 +60,22 @@ def test_a_truncated_file_is_an_invalid_notebook_and_the_rest_still_grade(graded
     assert graded.results[NOT_JSON].status == "invalid notebook"
     assert "invalid JSON" in graded.results[NOT_JSON].message
     print(f"\n{lab}: {len(graded.results)} students graded in {graded.seconds:.0f} s")
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_no_process_a_grading_kernel_started_outlives_the_batch(graded_lab, lab):
+    """Whatever a kernel started (lab13's Ray cluster: its head, raylet, GCS, agents and workers) is gone.
+
+    Every such process inherits the kernel's scratch folder in ``HPML_SANDBOX_SCRATCH``, which lies in this
+    lab's grading folder, so the check holds while other labs are graded beside it.
+    """
+    work = str(graded_lab(lab).paths.work)
+    left = []
+    for proc in psutil.process_iter(["pid", "name"]):
+        try:
+            scratch = proc.environ().get(SCRATCH_ENV, "")
+        except (psutil.Error, OSError):
+            continue  # gone, or not ours to read
+        if scratch.startswith(work):
+            left.append(proc.info)
+    assert left == [], f"{lab}: processes of its grading kernels are still running: {left}"

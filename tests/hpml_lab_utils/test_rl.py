@@ -1,0 +1,45 @@
+"""lab13's helpers: the environments' autoreset mode, and the NumPy policy against the torch network."""
+
+from __future__ import annotations
+
+from hpml_lab_utils.rl import ActorCritic, NumpyPolicy, make_envs, numpy_weights
+
+import numpy as np
+import torch
+
+
+def test_make_envs_resets_in_the_same_step_and_keeps_the_last_observation():
+    envs, obs = make_envs(3, seed=0)
+    try:
+        assert obs.shape == (3, 4)
+        for _ in range(200):  # pushing right topples every pole within a few dozen steps
+            obs, _, terminated, truncated, infos = envs.step(np.ones(3, dtype=np.int64))
+            done = terminated | truncated
+            if done.any():
+                break
+        assert done.any() and infos["_final_obs"].tolist() == done.tolist()
+        i = int(np.flatnonzero(done)[0])
+        assert abs(infos["final_obs"][i][2]) > 0.2  # the pole had fallen: the episode's last observation
+        assert abs(obs[i][2]) < 0.06  # what step returned is already the next episode's first
+        assert len(envs.return_queue) >= 1
+    finally:
+        envs.close()
+
+
+def test_numpy_policy_is_the_network():
+    torch.manual_seed(0)
+    net = ActorCritic()
+    with torch.no_grad():
+        net.policy.weight.normal_()  # a policy far from uniform, so that a wrong head would show
+    policy = NumpyPolicy(numpy_weights(net), seed=0)
+    obs = np.random.default_rng(0).normal(size=(64, 4)).astype(np.float32)
+    actions, logp, values = policy(obs)
+    with torch.no_grad():
+        logits, expected_values = net(torch.from_numpy(obs))
+        expected_logp = torch.log_softmax(logits, -1)[torch.arange(64), torch.from_numpy(actions)]
+    np.testing.assert_allclose(values, expected_values.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(policy.value(obs), expected_values.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(logp, expected_logp.numpy(), rtol=1e-5, atol=1e-5)
+    assert actions.dtype == np.int64 and set(actions.tolist()) == {0, 1}
+    again, _, _ = NumpyPolicy(numpy_weights(net), seed=0)(obs)
+    assert again.tolist() == actions.tolist()  # seeded
