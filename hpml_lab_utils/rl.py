@@ -154,13 +154,6 @@ def _end_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _accepts(port: int) -> bool:
-    """Whether something accepts TCP connections on 127.0.0.1:port."""
-    with socket.socket() as sock:
-        sock.settimeout(1.0)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
 class RayHead:
     """A one-machine Ray cluster: ``ray start --head --block`` as a child of this process, and this process
     connected to it as a driver (what :func:`start_ray` returns).
@@ -187,15 +180,13 @@ class RayHead:
             tail = self._start_head(num_cpus, object_store_mb, start_timeout_s)
             if tail is None:
                 break
-            self._kill_head()
-            self.log.close()
-            shutil.rmtree(self.temp_dir, ignore_errors=True)
+            self._end_head()
             if attempt == self.ATTEMPTS:
                 raise RuntimeError(f"Ray's head did not start in {attempt} tries; the end of its log:\n{tail}")
         try:
             ray.init(address=self.address, _node_ip_address="127.0.0.1", log_to_driver=False, configure_logging=False)
         except BaseException:
-            self._kill_head()  # no head left behind by a start that failed (or was interrupted) here
+            self._end_head()  # no head left behind by a start that failed (or was interrupted) here
             raise
 
     def _start_head(self, num_cpus: int, object_store_mb: int, timeout_s: float) -> str | None:
@@ -250,14 +241,18 @@ class RayHead:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
 
+    def _end_head(self) -> None:
+        """End the head, then remove its folder (its log and session files)."""
+        self._kill_head()
+        self.log.close()
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
+
     def stop(self) -> None:
         """Disconnect, then end the head and every Ray process it started."""
         import ray
 
         ray.shutdown()
-        self._kill_head()
-        self.log.close()
-        shutil.rmtree(self.temp_dir, ignore_errors=True)
+        self._end_head()
 
     def __enter__(self) -> RayHead:
         return self
