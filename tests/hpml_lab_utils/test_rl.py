@@ -30,7 +30,7 @@ def test_numpy_policy_is_the_network():
     torch.manual_seed(0)
     net = ActorCritic()
     with torch.no_grad():
-        net.policy.weight.normal_()  # a policy far from uniform, so that a wrong head would show
+        net.policy[-1].weight.normal_()  # a policy far from uniform, so that a wrong head would show
     policy = NumpyPolicy(numpy_weights(net), seed=0)
     obs = np.random.default_rng(0).normal(size=(64, 4)).astype(np.float32)
     actions, logp, values = policy(obs)
