@@ -11,15 +11,22 @@ monitor and the multi-adapter server; this module holds only:
 * :func:`fake_quantize_int4_absmax`: symmetric INT4 per block of a flattened
   tensor (the same blocks as NF4, evenly spaced levels instead of normal
   quantiles), the baseline NF4 is measured against.
+* :func:`forward_with_linears`: TinyGPT's forward pass with each block's linear
+  layers computed by the caller (where a multi-adapter server adds each
+  request's own LoRA update).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import torch
+import torch.nn.functional as F
 
-__all__ = ["NF4Tensor", "fake_quantize_int4", "fake_quantize_int4_absmax"]
+__all__ = ["LINEAR_NAMES", "NF4Tensor", "fake_quantize_int4", "fake_quantize_int4_absmax", "forward_with_linears"]
+
+LINEAR_NAMES = ("attn.qkv", "attn.proj", "mlp.fc", "mlp.proj")  # the linear layers of each TinyGPT block
 
 
 class NF4Tensor(NamedTuple):
@@ -79,3 +86,31 @@ def fake_quantize_int4_absmax(w: torch.Tensor, block_size: int = 64) -> torch.Te
     absmax = padded.abs().amax(1, keepdim=True)
     step = torch.where(absmax > 0, absmax / 7, torch.ones_like(absmax))
     return (torch.round(padded / step) * step).reshape(-1)[:n].reshape(w.shape)
+
+
+Linear = Callable[[str, torch.nn.Linear, torch.Tensor], torch.Tensor]
+
+
+def forward_with_linears(model: torch.nn.Module, idx: torch.Tensor, linear: Linear) -> torch.Tensor:
+    """TinyGPT's forward pass over ``idx`` (batch, T) with no KV cache; returns logits (batch, T, vocab).
+
+    Each block's linear layers are computed by ``linear(name, layer, x)``: ``name`` is
+    ``"blocks.{i}.{one of LINEAR_NAMES}"``, ``layer`` the model's ``nn.Linear`` and ``x``
+    its input (batch, T, in_features); it returns (batch, T, out_features). With
+    ``linear = lambda name, layer, x: layer(x)`` this is ``model(idx)[0]``. Attention is
+    causal, so a sequence padded on the right gets the same logits at its own
+    positions as alone.
+    """
+    if idx.dim() != 2 or idx.shape[1] > model.block_size:
+        raise ValueError(f"idx must be (batch, T) with T <= block_size={model.block_size}, got {tuple(idx.shape)}")
+    batch, length = idx.shape
+    x = model.tok_emb(idx) + model.pos_emb(torch.arange(length, device=idx.device))
+    for i, block in enumerate(model.blocks):
+        attn = block.attn
+        q, k, v = linear(f"blocks.{i}.attn.qkv", attn.qkv, block.ln1(x)).split(model.n_embd, dim=2)
+        q, k, v = (z.view(batch, length, attn.n_head, attn.head_dim).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=length > 1).transpose(1, 2).reshape(x.shape)
+        x = x + linear(f"blocks.{i}.attn.proj", attn.proj, y)
+        hidden = F.gelu(linear(f"blocks.{i}.mlp.fc", block.mlp.fc, block.ln2(x)))
+        x = x + linear(f"blocks.{i}.mlp.proj", block.mlp.proj, hidden)
+    return model.head(model.ln_f(x))
