@@ -43,7 +43,8 @@ def student_pyproject(root: Path) -> str:
     """``pyproject.toml`` of the student copy: the ``hpml_lab_utils`` package with this project's dependencies.
 
     The ``kernels`` extra (Triton, ninja) is a plain dependency there: students need it for lab11. The ``ptx`` extra
-    (NVIDIA's compiler wheels, about 180 MB) stays optional: without it weeks 5 and 6 say what to install.
+    (NVIDIA's compiler wheels, about 180 MB) stays optional: without it weeks 5 and 6 say what to install. So does
+    ``finetune-compare`` (bitsandbytes, lab14's comparison).
     """
     try:
         import tomllib
@@ -66,6 +67,8 @@ dependencies = {_toml_string_list(project["dependencies"] + project["optional-de
 [project.optional-dependencies]
 # real PTX without a GPU (weeks 5 and 6): pip install -e ".[ptx]"
 ptx = {_toml_string_list(project["optional-dependencies"]["ptx"])}
+# lab14's comparison with bitsandbytes' NF4: pip install -e ".[finetune-compare]"
+finetune-compare = {_toml_string_list(project["optional-dependencies"]["finetune-compare"])}
 
 [tool.setuptools.packages.find]
 include = ["hpml_lab_utils*"]

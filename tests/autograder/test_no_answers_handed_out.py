@@ -78,7 +78,7 @@ def answer_cells(lab: str) -> list[str]:
 
 
 def reference(lab: str, name: str):
-    namespace = {"math": math, "np": np}
+    namespace = {"math": math, "np": np, "torch": importlib.import_module("torch")}  # what the setup cells import
     for source in answer_cells(lab):
         if f"def {name}(" in source:
             exec(compile(source, f"{lab}:{name}", "exec"), namespace)
