@@ -119,9 +119,16 @@ def run_under_load(
     ):
         futures = [pool.submit(run_in_child, path, timeout_s, plain_client) for path in jobs]
         results = []
-        for future in futures:
-            results.append(future.result())
-            bar.update()
+        try:
+            for future in futures:
+                results.append(future.result())
+                bar.update()
+        except BaseException:
+            # stopped (Ctrl-C, SIGTERM, a failed run): the pool's exit waits for every job it still holds, so
+            # the queued notebooks are dropped here; only the ones already running finish
+            for future in futures:
+                future.cancel()
+            raise
     return results
 
 
