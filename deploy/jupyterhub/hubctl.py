@@ -335,11 +335,26 @@ def _pid(prefix: Path) -> int | None:
 
 
 def _free_port() -> int:
+    return _free_ports(1)[0]
+
+
+def _free_ports(n: int, avoid: frozenset[int] = frozenset()) -> list[int]:
+    """``n`` distinct TCP ports free on 127.0.0.1 now, none of them in ``avoid``.
+
+    The sockets stay bound until all are chosen: the kernel hands a port it has just released out again (about
+    one call in 3,000 here), and a proxy told to listen twice on one port exits with EADDRINUSE.
+    """
     import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    socks: list[socket.socket] = []
+    try:
+        while len([s for s in socks if s.getsockname()[1] not in avoid]) < n:
+            socks.append(socket.socket())
+            socks[-1].bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks if s.getsockname()[1] not in avoid]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def start(
@@ -363,12 +378,14 @@ def start(
         raise SystemExit(f"hubctl: the hub is already running (pid {_pid(prefix)}); hubctl.py stop first")
     state = prefix / "state"
     url = f"http://127.0.0.1:{port}"
+    # the hub's API and the proxy's, on ports nothing else holds and distinct from the public one
+    api_port, proxy_api_port = _free_ports(2, avoid=frozenset({port}))
     env = dict(
         os.environ,
         HPML_HUB_PREFIX=str(prefix),
         HPML_HUB_URL=url,
-        HPML_HUB_API_PORT=str(_free_port()),  # the hub's API and the proxy's, on ports nothing else holds
-        HPML_HUB_PROXY_API_PORT=str(_free_port()),
+        HPML_HUB_API_PORT=str(api_port),
+        HPML_HUB_PROXY_API_PORT=str(proxy_api_port),
         HPML_HUB_USERS=",".join(users),
         HPML_HUB_ADMINS=",".join(admins),
         PATH=f"{prefix / 'venv' / 'bin'}:{os.environ.get('PATH', '')}",

@@ -47,10 +47,16 @@ def why_not() -> str:
     return ""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    """``n`` distinct TCP ports free on 127.0.0.1 now (bound together: a port just released can come back)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def write_config(folder: Path, memory_limits: bool, stand_in_gpus: int = 0) -> Path:
@@ -71,11 +77,12 @@ def write_config(folder: Path, memory_limits: bool, stand_in_gpus: int = 0) -> P
         if memory_limits
         else ["ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "SelectTypeParameters=CR_Core"]
     )
+    ctld_port, slurmd_port = _free_ports(2)
     lines = [
         "ClusterName=hpml",
         f"SlurmctldHost={host}(127.0.0.1)",
-        f"SlurmctldPort={_free_port()}",
-        f"SlurmdPort={_free_port()}",
+        f"SlurmctldPort={ctld_port}",
+        f"SlurmdPort={slurmd_port}",
         "SlurmUser=root",
         "SlurmdUser=root",
         "AuthType=auth/munge",
