@@ -10,6 +10,7 @@ import os
 import pwd
 import socket
 import sys
+import urllib.parse
 from pathlib import Path
 
 c = get_config()  # noqa: F821 (injected by traitlets' config loader)
@@ -107,6 +108,17 @@ if courses_file:
     c.Authenticator.admin_users = admins  # an admin may open every course's formgrader: none unless asked
     c.Spawner.environment["HPML_HUB_COURSES"] = courses_file  # nbgrader_config.py: JupyterHubAuthPlugin
     c.JupyterHub.load_groups = {}
+    # a free port for each course's formgrader, all bound at once: a port just released can be handed out again
+    hub_urls = (c.JupyterHub.bind_url, c.JupyterHub.hub_bind_url, c.ConfigurableHTTPProxy.api_url)
+    hub_ports = {urllib.parse.urlsplit(url).port for url in hub_urls}
+    probes = []
+    while len([p for p in probes if p.getsockname()[1] not in hub_ports]) < len(courses):
+        probes.append(socket.socket())
+        probes[-1].bind(("127.0.0.1", 0))
+    free = [p.getsockname()[1] for p in probes if p.getsockname()[1] not in hub_ports]
+    for probe in probes:
+        probe.close()
+    formgrader_ports = {course.id: port for course, port in zip(courses, free)}
     for course in courses:
         staff, students = f"formgrade-{course.id}", f"nbgrader-{course.id}"
         c.JupyterHub.load_groups[staff] = {"users": [*course.staff, course.grader_account]}
@@ -126,9 +138,7 @@ if courses_file:
                 ],
             }
         )
-        with socket.socket() as probe:  # a free port for the course's formgrader
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = formgrader_ports[course.id]
         account = pwd.getpwnam(course.grader_account)
         c.JupyterHub.services.append(
             {
