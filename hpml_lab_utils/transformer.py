@@ -27,7 +27,8 @@ commit d1d7aa3). Shakespeare's plays are in the public domain; the file ships in
 * :func:`forward_with_attention` (lab09): the same forward pass with the attention
   supplied by the caller, who stores keys and values where it likes (a paged
   KV cache) and reads them back for the new tokens.
-* :func:`train_tiny_gpt` (AdamW on random windows of the text, a tqdm bar) and
+* :func:`random_windows` (a batch of input and next-character target windows at
+  random offsets), :func:`train_tiny_gpt` (AdamW on such batches, a tqdm bar) and
   :func:`evaluate_loss` (mean cross-entropy in nats per character).
 * :func:`peak_memory_bytes`: the peak memory of a call, measured (CUDA: the
   allocator's peak; CPU: the peak of live tensor bytes created by every PyTorch
@@ -55,6 +56,7 @@ __all__ = [
     "load_text",
     "sdpa_backend",
     "peak_memory_bytes",
+    "random_windows",
     "train_tiny_gpt",
 ]
 
@@ -260,10 +262,14 @@ def forward_with_attention(model: TinyGPT, idx: torch.Tensor, positions: torch.T
     return model.head(model.ln_f(x))
 
 
-def _random_windows(
+def random_windows(
     ids: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """A batch of (input, target) windows of ``seq_len`` characters at random offsets; targets shifted by one."""
+    """A batch of (input, target) windows of ``seq_len`` token ids at random offsets, each ``(batch_size, seq_len)``.
+
+    ``target[b, t] == ids[start_b + t + 1]``: the next token after ``input[b, t]``. Offsets are drawn uniformly
+    from ``0 .. len(ids) - seq_len - 1`` with ``generator`` (on the CPU), so the same seed gives the same batches.
+    """
     starts = torch.randint(0, len(ids) - seq_len, (batch_size,), generator=generator)
     x = torch.stack([ids[s : s + seq_len] for s in starts.tolist()])
     y = torch.stack([ids[s + 1 : s + seq_len + 1] for s in starts.tolist()])
@@ -313,7 +319,7 @@ def train_tiny_gpt(
     model.train()
     with tqdm(total=steps, desc=desc, disable=not progress, file=sys.stdout, leave=True) as bar:
         for _ in range(steps):
-            x, y = (t.to(device) for t in _random_windows(ids, batch_size, seq_len, generator))
+            x, y = (t.to(device) for t in random_windows(ids, batch_size, seq_len, generator))
             logits, _ = model(x)
             loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
             optimizer.zero_grad(set_to_none=True)

@@ -78,6 +78,16 @@ def test_cache_gives_the_logits_and_greedy_tokens_of_the_full_forward():
     assert torch.equal(ids, cached)
 
 
+def test_random_windows_are_seeded_next_token_pairs_that_reach_the_last_token():
+    ids = torch.arange(12)
+    x, y = transformer.random_windows(ids, 400, 5, torch.Generator().manual_seed(3))
+    assert x.shape == y.shape == (400, 5) and x.dtype == ids.dtype
+    assert torch.equal(y[:, :-1], x[:, 1:]) and torch.equal(y[:, -1], x[:, -1] + 1)  # ids[i] == i
+    assert set(x[:, 0].tolist()) == set(range(12 - 5))  # every start 0 .. len - seq_len - 1, no further
+    again = transformer.random_windows(ids, 400, 5, torch.Generator().manual_seed(3))
+    assert torch.equal(again[0], x) and torch.equal(again[1], y)
+
+
 @pytest.mark.slow
 def test_a_few_training_steps_reduce_the_loss_and_only_trainable_parameters_move():
     text = transformer.load_text()[:3000]
