@@ -146,8 +146,9 @@ def summarise(path: Path, runs: list[dict]) -> dict:
             if s > FLAG_RATIO * medians[i] and s - medians[i] >= FLAG_EXTRA_S
         }
     )
+    # the largest ratio to its own median; among equal ratios (every ratio is 1 with one run), the longest cell
     slowest = max(
-        ((s / max(medians[i], 1e-9), i, s) for run in runs for i, s in run["seconds"].items()), default=(0.0, -1, 0.0)
+        ((s / max(medians[i], 1e-9), s, i) for run in runs for i, s in run["seconds"].items()), default=(0.0, 0.0, -1)
     )
     return {
         "notebook": path.stem,
@@ -167,7 +168,7 @@ def print_table(rows: list[dict]) -> None:
         f"{'slowest cell: s (x its median)':>32}"
     )
     for r in rows:
-        ratio, cell, s = r["slowest"]
+        ratio, s, cell = r["slowest"]
         slowest = f"cell {cell}: {s:.1f} s ({ratio:.1f}x)" if cell >= 0 else "-"
         print(
             f"{r['notebook']:<34} {r['runs']:>4} {len(r['hung']):>5} {len(r['errors']):>6} "

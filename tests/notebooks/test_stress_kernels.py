@@ -1,7 +1,9 @@
-"""tests.stress_kernels' runner stops when it is stopped: queued notebooks are dropped, not run to the end."""
+"""tests.stress_kernels: a stopped run drops the queued notebooks (it does not run them to the end); the table's
+slowest cell."""
 
 import contextlib
 import time
+from pathlib import Path
 
 import pytest
 
@@ -24,3 +26,12 @@ def test_a_stopped_run_drops_the_notebooks_still_queued(monkeypatch, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         stress_kernels.run_under_load(jobs, 5, parallel=1, burners=0, churn=False)
     assert len(started) <= 2  # the failed one, and at most the one the worker took before the rest was dropped
+
+
+def test_the_slowest_cell_is_the_largest_ratio_to_its_median_then_the_longest():
+    one_run = [{"seconds": {0: 0.5, 1: 12.0, 2: 3.0}, "hung": [], "errors": []}]
+    assert stress_kernels.summarise(Path("a.ipynb"), one_run)["slowest"] == (1.0, 12.0, 1)
+    runs = [{"seconds": {0: 0.5, 1: 12.0, 2: 3.0}, "hung": [], "errors": []} for _ in range(2)]
+    runs.append({"seconds": {0: 0.5, 1: 12.0, 2: 30.0}, "hung": [], "errors": []})
+    row = stress_kernels.summarise(Path("a.ipynb"), runs)
+    assert row["slowest"] == (10.0, 30.0, 2) and row["flagged"] == [(2, 30.0)]
