@@ -97,3 +97,7 @@ def test_the_cli_reports_a_must_pass_variant_that_lost_points(lost, capsys):
     out = capsys.readouterr().out
     assert code == int(lost)
     assert ("ok_other_way" in out and "MUST PASS, LOST POINTS" in out and "['test_add']" in out) is lost
+    # the lab's line comes as soon as the lab is graded, before the table (a stopped run keeps it)
+    lab_line = out.index(f"-- lab01_toy: 1 mutants, {int(lost)} killed, {int(not lost)} exact")
+    assert lab_line < out.index("\nlab ")
+    assert ("MUST PASS" in out[lab_line : out.index("\nlab ")]) is lost

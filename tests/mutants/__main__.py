@@ -65,6 +65,12 @@ def main(argv: list[str] | None = None) -> int:
         killed = sum(o.killed for o in outcomes)
         exact = sum(o.exact for o in outcomes)
         rows.append((lab, len(outcomes), killed, exact, seconds))
+        # each lab's result as soon as it is known: a run of an hour that is stopped keeps the labs it finished
+        print(
+            f"-- {lab}: {len(outcomes)} mutants, {killed} killed, {exact} exact, {seconds:.0f} s"
+            + "".join(f"\n  - {p}" for p in problems if p.startswith(f"{lab}: ")),
+            flush=True,
+        )
 
     print(f"\n{'lab':<28} {'mutants':>7} {'killed':>7} {'exact':>6} {'seconds':>8}")
     for lab, n, killed, exact, seconds in rows:
