@@ -23,10 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -44,7 +46,17 @@ def all_notebooks() -> list[Path]:
 
 
 def run_once(path: Path, timeout_s: int, plain_client: bool) -> dict:
-    """Execute one notebook in this process; the time of every code cell, and which hung or failed."""
+    """Execute one notebook in this process, in a copy of its folder; the time of every code cell, and which
+    hung or failed."""
+    # the copy keeps what a run writes (a lab's hidden tests write files beside the notebook) out of
+    # solutions/, whose files generate copies into the release and the grader's reference run
+    with tempfile.TemporaryDirectory(prefix="stress-") as scratch:
+        folder = Path(scratch) / path.parent.name
+        shutil.copytree(path.parent, folder)
+        return _run_in_folder(path, folder, timeout_s, plain_client)
+
+
+def _run_in_folder(path: Path, folder: Path, timeout_s: int, plain_client: bool) -> dict:
     import nbformat
     from nbclient import NotebookClient
 
@@ -67,7 +79,7 @@ def run_once(path: Path, timeout_s: int, plain_client: bool) -> dict:
         interrupt_on_timeout=True,
         allow_errors=True,
         kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
-        resources={"metadata": {"path": str(path.parent)}},
+        resources={"metadata": {"path": str(folder)}},
         shutdown_kernel="immediate",
         on_cell_start=on_start,
         on_cell_executed=on_done,

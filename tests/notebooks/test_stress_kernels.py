@@ -1,5 +1,5 @@
 """tests.stress_kernels: a stopped run drops the queued notebooks (it does not run them to the end); the table's
-slowest cell."""
+slowest cell; a run leaves the notebook's folder as it found it."""
 
 import contextlib
 import time
@@ -35,3 +35,17 @@ def test_the_slowest_cell_is_the_largest_ratio_to_its_median_then_the_longest():
     runs.append({"seconds": {0: 0.5, 1: 12.0, 2: 30.0}, "hung": [], "errors": []})
     row = stress_kernels.summarise(Path("a.ipynb"), runs)
     assert row["slowest"] == (10.0, 30.0, 2) and row["flagged"] == [(2, 30.0)]
+
+
+def test_a_run_writes_in_a_copy_of_the_notebook_folder(tmp_path):
+    import nbformat
+
+    folder = tmp_path / "lab99_demo"
+    folder.mkdir()
+    (folder / "data.txt").write_text("beside the notebook\n")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("open('made.txt', 'w').write(open('data.txt').read())")]
+    nbformat.write(nb, folder / "lab99_demo.ipynb")
+    result = stress_kernels.run_once(folder / "lab99_demo.ipynb", timeout_s=60, plain_client=False)
+    assert result["errors"] == [] and result["hung"] == []  # it found data.txt in the copy
+    assert sorted(p.name for p in folder.iterdir()) == ["data.txt", "lab99_demo.ipynb"]
