@@ -10,8 +10,8 @@
 #                   exchange, Slurm and Chromium on the real daemons; speed tests and widget cells under load,
 #                   3 measurements each)
 #   make test-full  on demand, hours: the same at full count (repeat grading 10 times, speed and widget
-#                   cells 20 times, the adversarial class on Slurm too), then make mutants, make stress-kernels,
-#                   make bench-grading
+#                   cells 20 times, the adversarial class on Slurm too), then make bench-grading, make mutants,
+#                   make stress-kernels
 #   make test-gpu   on a machine with an NVIDIA GPU: the checks only a GPU can answer (tests/gpu: kernels against
 #                   the simulator, ptxas against the driver, FP16 tensor cores, GradScaler, NCCL with two GPUs,
 #                   the sandbox's GPU pass-through, lab04 and lab11 graded on the GPU); each skips without a GPU
@@ -160,11 +160,13 @@ XDIST := -n 2 --no-loadscope-reorder
 test: setup $(SYSTEM_TOOLS) lint
 	HPML_FAST=1 $(BIN)/python -m pytest -q $(XDIST) --durations=30 tests course $(NBVAL)
 
+# The heavy tier, its shortest parts first (pytest about 1 h, bench 10 min, mutants 75 min, stress 2 h): a run
+# stopped part way has told the most it could
 test-full: setup $(SYSTEM_TOOLS) lint
 	HPML_FAST=1 $(BIN)/python -m pytest -q $(XDIST) --full --durations=30 tests course $(NBVAL)
+	$(MAKE) bench-grading
 	$(MAKE) mutants
 	$(MAKE) stress-kernels
-	$(MAKE) bench-grading
 
 # The GPU checks, then the unit tests whose GPU branches only a GPU runs; -s prints each check's figures
 GPU_TESTS := tests/gpu/test_gpu.py tests/gpu/test_isolation_on_gpu.py tests/hpml_lab_utils/test_device.py \
