@@ -32,9 +32,12 @@ import urllib.request
 from pathlib import Path
 
 try:
+    from .. import ports
     from . import courses as course_file
 except ImportError:  # run as a script: python3 deploy/jupyterhub/hubctl.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # deploy/, for ports.py
     import courses as course_file  # type: ignore[no-redef]
+    import ports  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -334,29 +337,6 @@ def _pid(prefix: Path) -> int | None:
         return None
 
 
-def _free_port() -> int:
-    return _free_ports(1)[0]
-
-
-def _free_ports(n: int, avoid: frozenset[int] = frozenset()) -> list[int]:
-    """``n`` distinct TCP ports free on 127.0.0.1 now, none of them in ``avoid``.
-
-    The sockets stay bound until all are chosen: the kernel hands a port it has just released out again (about
-    one call in 3,000 here), and a proxy told to listen twice on one port exits with EADDRINUSE.
-    """
-    import socket
-
-    socks: list[socket.socket] = []
-    try:
-        while len([s for s in socks if s.getsockname()[1] not in avoid]) < n:
-            socks.append(socket.socket())
-            socks[-1].bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks if s.getsockname()[1] not in avoid]
-    finally:
-        for s in socks:
-            s.close()
-
-
 def start(
     prefix: Path,
     port: int,
@@ -379,7 +359,7 @@ def start(
     state = prefix / "state"
     url = f"http://127.0.0.1:{port}"
     # the hub's API and the proxy's, on ports nothing else holds and distinct from the public one
-    api_port, proxy_api_port = _free_ports(2, avoid=frozenset({port}))
+    api_port, proxy_api_port = ports.free_ports(2, avoid=frozenset({port}))
     env = dict(
         os.environ,
         HPML_HUB_PREFIX=str(prefix),

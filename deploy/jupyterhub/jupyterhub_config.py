@@ -8,7 +8,6 @@
 import importlib.util
 import os
 import pwd
-import socket
 import sys
 import urllib.parse
 from pathlib import Path
@@ -108,16 +107,15 @@ if courses_file:
     c.Authenticator.admin_users = admins  # an admin may open every course's formgrader: none unless asked
     c.Spawner.environment["HPML_HUB_COURSES"] = courses_file  # nbgrader_config.py: JupyterHubAuthPlugin
     c.JupyterHub.load_groups = {}
-    # a free port for each course's formgrader, all bound at once: a port just released can be handed out again
+    # a free port for each course's formgrader, none of the hub's or the proxy's
+    spec = importlib.util.spec_from_file_location(
+        "hpml_ports", os.path.join(os.path.dirname(__file__), "..", "ports.py")
+    )
+    ports = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ports)
     hub_urls = (c.JupyterHub.bind_url, c.JupyterHub.hub_bind_url, c.ConfigurableHTTPProxy.api_url)
-    hub_ports = {urllib.parse.urlsplit(url).port for url in hub_urls}
-    probes = []
-    while len([p for p in probes if p.getsockname()[1] not in hub_ports]) < len(courses):
-        probes.append(socket.socket())
-        probes[-1].bind(("127.0.0.1", 0))
-    free = [p.getsockname()[1] for p in probes if p.getsockname()[1] not in hub_ports]
-    for probe in probes:
-        probe.close()
+    hub_ports = frozenset(urllib.parse.urlsplit(url).port for url in hub_urls)
+    free = ports.free_ports(len(courses), avoid=hub_ports)
     formgrader_ports = {course.id: port for course, port in zip(courses, free)}
     for course in courses:
         staff, students = f"formgrade-{course.id}", f"nbgrader-{course.id}"

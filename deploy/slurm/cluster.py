@@ -33,6 +33,12 @@ import sys
 import time
 from pathlib import Path
 
+try:
+    from .. import ports
+except ImportError:  # run as a script: python3 deploy/slurm/cluster.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # deploy/, for ports.py
+    import ports  # type: ignore[no-redef]
+
 DEFAULT_DIR = Path("/tmp/hpml-slurm")
 DAEMONS = ("slurmd", "slurmctld", "munged")  # stopped in this order
 
@@ -45,18 +51,6 @@ def why_not() -> str:
     if missing:
         return f"no {', '.join(missing)}: `make slurm-tools` installs Debian's slurm-wlm and munge (as root, with apt)"
     return ""
-
-
-def _free_ports(n: int) -> list[int]:
-    """``n`` distinct TCP ports free on 127.0.0.1 now (bound together: a port just released can come back)."""
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 def write_config(folder: Path, memory_limits: bool, stand_in_gpus: int = 0) -> Path:
@@ -77,7 +71,7 @@ def write_config(folder: Path, memory_limits: bool, stand_in_gpus: int = 0) -> P
         if memory_limits
         else ["ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "SelectTypeParameters=CR_Core"]
     )
-    ctld_port, slurmd_port = _free_ports(2)
+    ctld_port, slurmd_port = ports.free_ports(2)
     lines = [
         "ClusterName=hpml",
         f"SlurmctldHost={host}(127.0.0.1)",

@@ -1,4 +1,4 @@
-"""The ports the hub and the Slurm cluster pick for their daemons are distinct, even where the kernel hands a port
+"""The ports the hub and the Slurm cluster pick for their daemons (deploy/ports.py) are distinct, even where the kernel hands a port
 it has just released out again (it does, about one call in 3,000 on this machine: a CI run's hub once had its
 proxy told to listen twice on one port and exit with EADDRINUSE)."""
 
@@ -8,8 +8,7 @@ import socket
 
 import pytest
 
-from deploy.jupyterhub import hubctl
-from deploy.slurm import cluster
+from deploy import ports
 
 
 class _ReissuingSocket:
@@ -49,17 +48,17 @@ def reissuing(monkeypatch):
 
 
 def test_the_hub_api_ports_differ_from_each_other_and_from_the_public_port(reissuing):
-    public = hubctl._free_port()
-    ports = hubctl._free_ports(2, avoid=frozenset({public}))
-    assert len(set(ports)) == 2 and public not in ports, (public, ports)
+    public = ports.free_port()
+    chosen = ports.free_ports(2, avoid=frozenset({public}))
+    assert len(set(chosen)) == 2 and public not in chosen, (public, chosen)
 
 
-def test_the_slurm_daemons_ports_differ(reissuing):
-    ports = cluster._free_ports(2)
-    assert len(set(ports)) == 2, ports
+def test_ports_chosen_together_differ(reissuing):
+    chosen = ports.free_ports(4)
+    assert len(set(chosen)) == 4, chosen
 
 
 def test_free_ports_are_free_on_this_machine():
-    for port in hubctl._free_ports(3) + cluster._free_ports(2):
+    for port in ports.free_ports(3):
         with socket.socket() as s:
             s.bind(("127.0.0.1", port))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from deploy import ports
 from deploy.jupyterhub import hubctl
 
 pytestmark = pytest.mark.hub
@@ -85,7 +86,7 @@ def running_hub(
             hubctl.prepare_courses(prefix / "courses.toml")
             start_options["courses"] = prefix / "courses.toml"
         admins = [] if courses is not None else [instructor]
-        url = hubctl.start(prefix, hubctl._free_port(), list(students), admins, **start_options)
+        url = hubctl.start(prefix, ports.free_port(), list(students), admins, **start_options)
         yield {"url": url, "prefix": prefix, "passwords": passwords, "courses": course_list}
     finally:
         hubctl.stop(prefix)

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from autograder import cli
+from deploy import ports
 from deploy.jupyterhub import hubctl
 from tests.browser_support import launched_chromium, run_cell, screenshot_dir, skip_reason
 from tests.deploy.test_hub import _why_not, as_user
@@ -53,7 +54,7 @@ def class_hub(tmp_path_factory):
         as_user(INSTRUCTOR, f"nbgrader release_assignment {LAB}", exchange)
         env.setenv("HPML_EXCHANGE", str(exchange))  # the hub passes it to each server and to the inbound guard
         env.setenv("HPML_FAST", "1")
-        url = hubctl.start(prefix, hubctl._free_port(), [STUDENT], [INSTRUCTOR])
+        url = hubctl.start(prefix, ports.free_port(), [STUDENT], [INSTRUCTOR])
         yield {"url": url, "passwords": passwords, "exchange": exchange, "prefix": prefix}
     finally:
         env.undo()
