@@ -186,19 +186,23 @@ class RayHead:
         os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")  # no GPUs here, and no warning about it
         os.environ.setdefault("RAY_agent_register_timeout_ms", str(int(start_timeout_s * 1000)))
         self.process: subprocess.Popen | None = None
-        for attempt in range(1, self.ATTEMPTS + 1):
-            # `ray start` gives the raylet a fixed 30 s to register, which a busy 2-core machine can miss the
-            # first time (every Ray process imports Ray); a second try finds the files in the page cache
-            tail = self._start_head(num_cpus, object_store_mb, start_timeout_s)
-            if tail is None:
-                break
-            self._end_head()
-            if attempt == self.ATTEMPTS:
-                raise RuntimeError(f"Ray's head did not start in {attempt} tries; the end of its log:\n{tail}")
+        self.log = None
+        self.temp_dir = ""
         try:
+            for attempt in range(1, self.ATTEMPTS + 1):
+                # `ray start` gives the raylet a fixed 30 s to register, which a busy 2-core machine can miss the
+                # first time (every Ray process imports Ray); a second try finds the files in the page cache
+                tail = self._start_head(num_cpus, object_store_mb, start_timeout_s)
+                if tail is None:
+                    break
+                self._end_head()
+                if attempt == self.ATTEMPTS:
+                    raise RuntimeError(f"Ray's head did not start in {attempt} tries; the end of its log:\n{tail}")
             ray.init(address=self.address, _node_ip_address="127.0.0.1", log_to_driver=False, configure_logging=False)
         except BaseException:
-            self._end_head()  # no head left behind by a start that failed (or was interrupted) here
+            # no head and no folder left behind by a start that failed or was interrupted (a cell stopped by
+            # the user or by its time limit: the kernel, and the head's parent, live on)
+            self._end_head()
             raise
 
     def _start_head(self, num_cpus: int, object_store_mb: int, timeout_s: float) -> str | None:
@@ -254,10 +258,12 @@ class RayHead:
             self.process.wait(timeout=5)
 
     def _end_head(self) -> None:
-        """End the head, then remove its folder (its log and session files)."""
+        """End the head, then remove its folder (its log and session files); nothing to do if none was started."""
         self._kill_head()
-        self.log.close()
-        shutil.rmtree(self.temp_dir, ignore_errors=True)
+        if self.log is not None:
+            self.log.close()
+        if self.temp_dir:
+            shutil.rmtree(self.temp_dir, ignore_errors=True)
 
     def stop(self) -> None:
         """Disconnect, then end the head and every Ray process it started."""

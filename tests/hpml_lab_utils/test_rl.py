@@ -1,10 +1,19 @@
-"""lab13's helpers: the environments' autoreset mode, and the NumPy policy against the torch network."""
+"""lab13's helpers: the environments' autoreset mode, the NumPy policy against the torch network, and a Ray start
+that is interrupted."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import tempfile
+import time
+import types
+
+from hpml_lab_utils import rl
 from hpml_lab_utils.rl import ActorCritic, NumpyPolicy, make_envs, numpy_weights
 
 import numpy as np
+import pytest
 import torch
 
 
@@ -43,3 +52,32 @@ def test_numpy_policy_is_the_network():
     assert actions.dtype == np.int64 and set(actions.tolist()) == {0, 1}
     again, _, _ = NumpyPolicy(numpy_weights(net), seed=0)(obs)
     assert again.tolist() == actions.tolist()  # seeded
+
+
+@pytest.mark.slow
+def test_a_ray_start_interrupted_leaves_no_head_and_no_folder(monkeypatch):
+    """A cell stopped while ``start_ray`` waits for the head (Ctrl-C, its time limit): the kernel lives on, so
+    the head must be ended here, not when the kernel exits."""
+    pytest.importorskip("ray")
+    started, folders = [], []
+    real_popen, real_mkdtemp = subprocess.Popen, tempfile.mkdtemp
+
+    def popen(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+
+    def mkdtemp(*args, **kwargs):
+        folders.append(real_mkdtemp(*args, **kwargs))
+        return folders[-1]
+
+    def interrupt(seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rl.subprocess, "Popen", popen)
+    monkeypatch.setattr(rl.tempfile, "mkdtemp", mkdtemp)
+    # the first wait for the head's "started" line (rl's own clock only: subprocess's waits must still sleep)
+    monkeypatch.setattr(rl, "time", types.SimpleNamespace(monotonic=time.monotonic, sleep=interrupt))
+    with pytest.raises(KeyboardInterrupt):
+        rl.RayHead(num_cpus=1)
+    assert len(started) == 1 and started[0].poll() is not None, "the head outlived the interrupted start"
+    assert folders and not any(os.path.exists(f) for f in folders), folders
