@@ -61,10 +61,11 @@ TAUGHT_ON_ANOTHER_VARIANT = {
 # graded pure functions and their arguments' domains, from each lab's lab.toml ([graded_functions.NAME]); small
 # values, since every package function of the same arity is called with them
 GRADED = [(lab.name, name, specs) for lab in all_labs() for name, specs in lab.graded_functions.items()]
-# package functions never called here: they measure, launch, draw, train or wait
+# package functions never called here: they measure, launch, start (a Ray cluster), draw, train or wait; a
+# started cluster is a process, not a result (rl.start_ray given a list left a failed head's folder in /tmp)
 SIDE_EFFECTS = re.compile(
     r"measure|launch|torchrun|plot|explore|bench|report|train|seed|save|load|sleep|wait|"
-    r"kill|speedup|time_|timer|show|widget|selfcheck|download|cache|run|pick|fast"
+    r"kill|speedup|time_|timer|show|widget|selfcheck|download|cache|run|pick|fast|start"
 )
 
 
