@@ -151,9 +151,9 @@ _IGNORES_SIGINT = (
     "signal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n"
 )
 _OS_EXIT = "import os  # adversarial: kill the kernel\nos._exit(1)\n"
-# Address space, which the kernel's RLIMIT_AS bounds, one page touched per block. Touching every page made the
-# bomb race the 10 s cell limit: on a virtual machine the first touch of 3 GiB of fresh memory took 1 to 10 s
-# idle, and longer beside other work, so the cell sometimes timed out before it reached the memory limit.
+# Address space, which the kernel's RLIMIT_AS bounds, one page touched per block. Filling every page would race
+# the 10 s cell limit: on a virtual machine the first touch of 3 GiB of fresh memory takes 1 to 10 s idle, and
+# longer beside other work, so the cell could time out before it reached the memory limit.
 _MEMORY_BOMB = (
     "import numpy as _np  # adversarial: memory bomb, bounded at 6 GiB\n"
     "def _eat_memory():\n    blocks = []\n    for _ in range(24):\n"

@@ -1,6 +1,6 @@
-"""The ports the hub and the Slurm cluster pick for their daemons (deploy/ports.py) are distinct, even where the kernel hands a port
-it has just released out again (it does, about one call in 3,000 on this machine: a CI run's hub once had its
-proxy told to listen twice on one port and exit with EADDRINUSE)."""
+"""The ports the hub and the Slurm cluster pick for their daemons (deploy/ports.py) are distinct, even where the
+kernel hands a port it has just released out again (it does, about one call in 3,000 on this machine: a CI run's
+hub once had its proxy told to listen twice on one port and exit with EADDRINUSE)."""
 
 from __future__ import annotations
 
