@@ -195,9 +195,9 @@ class RayHead:
                 tail = self._start_head(num_cpus, object_store_mb, start_timeout_s)
                 if tail is None:
                     break
-                self._end_head()
-                if attempt == self.ATTEMPTS:
+                if attempt == self.ATTEMPTS:  # the except below ends this last head
                     raise RuntimeError(f"Ray's head did not start in {attempt} tries; the end of its log:\n{tail}")
+                self._end_head()
             ray.init(address=self.address, _node_ip_address="127.0.0.1", log_to_driver=False, configure_logging=False)
         except BaseException:
             # no head and no folder left behind by a start that failed or was interrupted (a cell stopped by

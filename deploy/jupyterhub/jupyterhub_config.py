@@ -14,6 +14,16 @@ from pathlib import Path
 
 c = get_config()  # noqa: F821 (injected by traitlets' config loader)
 
+
+def _load_beside(name: str, file: str):
+    """Load a module of deploy/ by its path (this file is read by traitlets, not imported from a package)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(__file__), file))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
 prefix = os.environ.get("HPML_HUB_PREFIX", "/opt/hpml-hub")
 state = os.path.join(prefix, "state")
 users = {u for u in os.environ.get("HPML_HUB_USERS", "").split(",") if u}
@@ -96,10 +106,7 @@ if cull_idle_s > 0:
 # student's courses (every token may read its own user's name and groups: JupyterHub's identify scopes).
 courses_file = os.environ.get("HPML_HUB_COURSES")
 if courses_file:
-    spec = importlib.util.spec_from_file_location("hpml_courses", os.path.join(os.path.dirname(__file__), "courses.py"))
-    course_file = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = course_file  # its dataclasses look their module up there
-    spec.loader.exec_module(course_file)
+    course_file = _load_beside("hpml_courses", "courses.py")
     courses = course_file.read_courses(Path(courses_file))
     # the grader accounts are users of the hub too, in their course's formgrade group, without a password to log in
     grader_accounts = {course.grader_account for course in courses}
@@ -108,11 +115,7 @@ if courses_file:
     c.Spawner.environment["HPML_HUB_COURSES"] = courses_file  # nbgrader_config.py: JupyterHubAuthPlugin
     c.JupyterHub.load_groups = {}
     # a free port for each course's formgrader, none of the hub's or the proxy's
-    spec = importlib.util.spec_from_file_location(
-        "hpml_ports", os.path.join(os.path.dirname(__file__), "..", "ports.py")
-    )
-    ports = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ports)
+    ports = _load_beside("hpml_ports", os.path.join("..", "ports.py"))
     hub_urls = (c.JupyterHub.bind_url, c.JupyterHub.hub_bind_url, c.ConfigurableHTTPProxy.api_url)
     hub_ports = frozenset(urllib.parse.urlsplit(url).port for url in hub_urls)
     free = ports.free_ports(len(courses), avoid=hub_ports)

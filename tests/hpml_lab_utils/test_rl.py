@@ -1,5 +1,5 @@
 """lab13's helpers: the environments' autoreset mode, the NumPy policy against the torch network, and a Ray start
-that is interrupted."""
+that is interrupted or never comes."""
 
 from __future__ import annotations
 
@@ -81,3 +81,32 @@ def test_a_ray_start_interrupted_leaves_no_head_and_no_folder(monkeypatch):
         rl.RayHead(num_cpus=1)
     assert len(started) == 1 and started[0].poll() is not None, "the head outlived the interrupted start"
     assert folders and not any(os.path.exists(f) for f in folders), folders
+
+
+@pytest.mark.slow
+def test_a_head_that_never_starts_is_tried_three_times_and_each_try_is_cleaned_up_once(monkeypatch):
+    """Each failed try ends its head and removes its folder, once; the error gives the tries and the log's end."""
+    pytest.importorskip("ray")
+    heads, ends = [], []
+
+    def start_head(self, num_cpus, object_store_mb, timeout_s):
+        self.temp_dir = tempfile.mkdtemp(prefix="ray-test-")
+        self.log = open(os.path.join(self.temp_dir, "head.log"), "w+")
+        self.process = subprocess.Popen(["sleep", "60"], start_new_session=True)
+        heads.append((self.process, self.temp_dir))
+        return "raylet: the end of a log"
+
+    real_end_head = rl.RayHead._end_head
+
+    def end_head(self):
+        ends.append(self.temp_dir)
+        real_end_head(self)
+
+    monkeypatch.setattr(rl.RayHead, "_start_head", start_head)
+    monkeypatch.setattr(rl.RayHead, "_end_head", end_head)
+    with pytest.raises(RuntimeError, match=r"did not start in 3 tries(.|\n)*raylet: the end of a log"):
+        rl.RayHead(num_cpus=1)
+    assert len(heads) == rl.RayHead.ATTEMPTS
+    assert ends == [folder for _, folder in heads], "each try's head is ended exactly once"
+    assert all(process.poll() is not None for process, _ in heads), "a head outlived its failed try"
+    assert not any(os.path.exists(folder) for _, folder in heads)
