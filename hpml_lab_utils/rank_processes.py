@@ -31,6 +31,7 @@ from typing import Any
 RESULT_DIR_ENV = "HPML_LAUNCH_DIR"
 LAUNCH_ID_ENV = "HPML_LAUNCH_ID"
 _POLL_S = 0.05
+STOP_GRACE_S = 2.0  # how long a stopped launcher may take to end its ranks before everything is SIGKILLed
 # Lines known to be harmless that are not passed on: c10d looks up the peer's host name, which fails in a
 # network namespace without a resolver (the autograder's sandbox), and says so on every connection.
 _HARMLESS = re.compile(r"\[c10d\] The hostname of the client socket cannot be retrieved")
@@ -164,7 +165,15 @@ def pids_with_env(name: str, value: str) -> list[int]:
 
 
 def _kill_launch(proc: subprocess.Popen, launch_id: str) -> None:
-    """SIGKILL the agent's process group and every process of this launch (workers lead their own)."""
+    """Stop a launch: SIGTERM its agent's process group and wait up to ``STOP_GRACE_S``, then SIGKILL the group and
+    every process of this launch (workers lead their own)."""
+    if proc.poll() is None:
+        # SIGTERM first: mpiexec then stops its ranks and removes its /tmp/hydra_hwloc_xmlfile_*, which a SIGKILL
+        # leaves behind (a file per timed-out or interrupted launch)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=STOP_GRACE_S)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):

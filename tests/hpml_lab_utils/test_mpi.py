@@ -82,8 +82,13 @@ def test_a_deadlock_times_out_and_leaves_nothing_running(tmp_path):
         tmp_path,
         "deadlock.py",
         """
+        import os
         import numpy as np
         from mpi4py import MPI
+        fds = f"/proc/{os.getppid()}/fd"  # this rank's hydra_pmi_proxy
+        opened = [os.path.realpath(os.path.join(fds, fd)) for fd in os.listdir(fds)]
+        with open(f"topology-{MPI.COMM_WORLD.Get_rank()}.txt", "w") as f:  # the hydra file its proxy holds open
+            f.write(" ".join(p for p in opened if "hydra_hwloc_xmlfile" in p))
         buffer = np.empty(1)
         MPI.COMM_WORLD.Recv(buffer, source=MPI.ANY_SOURCE)  # every rank waits for a message nobody sends
         """,
@@ -94,6 +99,11 @@ def test_a_deadlock_times_out_and_leaves_nothing_running(tmp_path):
         mpi.mpiexec("deadlock.py", 2, cwd=tmp_path, timeout_s=2, env={"HPML_TEST_TAG": tag}, stream=False)
     assert time.monotonic() - start < 15
     assert launch.pids_with_env("HPML_TEST_TAG", tag) == []
+    # the topology file mpiexec hands its ranks (/tmp/hydra_hwloc_xmlfile_*): it removes it when it is stopped,
+    # and a SIGKILL would leave it in /tmp
+    topology = {path for r in range(2) for path in (tmp_path / f"topology-{r}.txt").read_text().split()}
+    assert topology, "the ranks found no topology file: the check below would check nothing"
+    assert [path for path in topology if Path(path).exists()] == []
 
 
 def test_bad_arguments_get_clear_errors(tmp_path):
