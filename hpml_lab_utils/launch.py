@@ -78,11 +78,11 @@ from .rank_processes import (
     _indent,
     _RankLog,
     _read_statuses,
-    _remove_stale,
     _root_cause_rank,
     _saved_results,
     _worker_env,
     pids_with_env,
+    remove_stale_folders,
 )
 
 # what notebooks use as launch.X (the errors and the result come from rank_processes, shared with mpi)
@@ -171,7 +171,7 @@ def work_dir() -> Path:
     """
     folder = _WORK_DIR.get(os.getpid())
     if folder is None or not folder.is_dir():
-        _remove_stale("hpml-workers-")
+        remove_stale_folders("hpml-workers-")
         folder = Path(tempfile.mkdtemp(prefix=f"hpml-workers-{os.getpid()}-")).resolve()
         _WORK_DIR[os.getpid()] = folder
         atexit.register(shutil.rmtree, folder, True)
@@ -389,7 +389,7 @@ def _launch(
     threads_per_worker: int,
 ) -> LaunchResult:
     """Run ``command(log_dir)`` with every rank's environment, in a launch folder of its own; report how it ended."""
-    _remove_stale("hpml-launch-")
+    remove_stale_folders("hpml-launch-")
     work = tempfile.mkdtemp(prefix=f"hpml-launch-{os.getpid()}-")
     log_dir = os.path.join(work, "logs")
     launch_id = uuid.uuid4().hex

@@ -46,9 +46,9 @@ from .rank_processes import (
     _Followed,
     _indent,
     _RankLog,
-    _remove_stale,
     _saved_results,
     _worker_env,
+    remove_stale_folders,
 )
 
 __all__ = ["mpi_available", "mpiexec", "mpiexec_command", "mpiexec_path"]
@@ -146,7 +146,7 @@ def mpiexec(
     args = [str(a) for a in args]
     shown = mpiexec_command(script.name if script.parent == cwd else script, nproc, args)
 
-    _remove_stale("hpml-mpi-")
+    remove_stale_folders("hpml-mpi-")
     work = tempfile.mkdtemp(prefix=f"hpml-mpi-{os.getpid()}-")
     launch_id = uuid.uuid4().hex
     command = [

@@ -86,18 +86,25 @@ class LaunchResult:
     results: dict[int, Any] = field(default_factory=dict)
 
 
-def _remove_stale(prefix: str) -> None:
+def made_by_ended_process(name: str, prefix: str) -> bool:
+    """Whether ``name`` (``<prefix><pid>-...``) was made by a process that no longer exists."""
+    m = re.match(re.escape(prefix) + r"(\d+)-", name)
+    if not m or int(m.group(1)) == os.getpid():
+        return False
+    try:
+        os.kill(int(m.group(1)), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # alive, another user's
+    return False
+
+
+def remove_stale_folders(prefix: str) -> None:
     """Remove ``<tmp>/<prefix><pid>-*`` folders of processes that no longer exist (killed before cleaning up)."""
     for path in glob.glob(os.path.join(tempfile.gettempdir(), prefix + "*")):
-        m = re.match(re.escape(prefix) + r"(\d+)-", os.path.basename(path))
-        if not m or int(m.group(1)) == os.getpid():
-            continue
-        try:
-            os.kill(int(m.group(1)), 0)
-        except ProcessLookupError:
+        if made_by_ended_process(os.path.basename(path), prefix):
             shutil.rmtree(path, ignore_errors=True)
-        except PermissionError:
-            continue  # alive, another user's
 
 
 class _RankLog:

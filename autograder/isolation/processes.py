@@ -21,6 +21,8 @@ import time
 import uuid
 from pathlib import Path
 
+from hpml_lab_utils.rank_processes import made_by_ended_process
+
 CGROUP_PARENT = "hpml-grading"
 
 log = logging.getLogger(__name__)
@@ -147,6 +149,15 @@ def kill_cgroup(group: Path, timeout_s: float = 5.0) -> None:
         except OSError:
             time.sleep(0.02)
     log.warning("could not remove cgroup %s", group)
+
+
+def remove_stale_cgroups() -> None:
+    """Empty and remove the kernel cgroups whose worker ended without removing them (SIGKILLed, or scancel)."""
+    for root in dict.fromkeys(r for r in (pids_cgroup_root(), memory_cgroup_root()) if r is not None):
+        for group in (root / CGROUP_PARENT).glob("*-*-*"):
+            prefix = group.name.split("-", 1)[0] + "-"
+            if prefix in ("kernel-", "memory-") and made_by_ended_process(group.name, prefix):
+                kill_cgroup(group)
 
 
 def pids_max_hits(group: Path) -> int:

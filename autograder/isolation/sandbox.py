@@ -87,6 +87,8 @@ import threading
 import time
 from pathlib import Path
 
+from hpml_lab_utils.rank_processes import remove_stale_folders
+
 from nbgrader.preprocessors import Execute
 
 from ..limits import Limits
@@ -100,6 +102,10 @@ HIDE_ENV = "HPML_SANDBOX_HIDE"
 REVEAL_ENV = "HPML_SANDBOX_REVEAL"
 REPORT_ENV = "HPML_SANDBOX_REPORT"
 MEMORY_ENV = "HPML_SANDBOX_MEMORY"
+
+# a kernel's private folders in /tmp, named after the worker that made them (``<prefix><pid>-``)
+RUNTIME_PREFIX = "hpml-kernel-"  # its connection file and sockets
+SCRATCH_PREFIX = "hpml-scratch-"  # its working folder, when the worker gives it none
 
 BUBBLEWRAP = "bubblewrap"
 LIMITS_ONLY = "limits only"
@@ -141,6 +147,14 @@ def bwrap_sizes_shm() -> bool:
     """Whether this bubblewrap sizes a tmpfs (``--size``, bubblewrap 0.8): then ``/dev/shm`` holds ``shm_mb``."""
     exe = shutil.which(kernel_launcher.BWRAP)
     return exe is not None and _probe_bwrap()[0] == BUBBLEWRAP and kernel_launcher.sizes_tmpfs(exe)
+
+
+def remove_leftovers() -> None:
+    """Remove what kernels of ended workers left: their folders in /tmp and their cgroups (a worker SIGKILLed at
+    its wall limit, or by ``scancel``, never runs the kernel manager's clean-up)."""
+    for prefix in (RUNTIME_PREFIX, SCRATCH_PREFIX):
+        remove_stale_folders(prefix)
+    processes.remove_stale_cgroups()
 
 
 def isolation_level() -> str:
@@ -256,8 +270,9 @@ class SandboxedKernelManager(PromptKernelManager):
         self.sandbox_limits = Limits.from_env()
         scratch = os.environ.get(SCRATCH_ENV, "").strip()
         self._own_scratch = None
+        remove_leftovers()
         if not scratch:
-            self._own_scratch = tempfile.mkdtemp(prefix="hpml-scratch-")
+            self._own_scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
             scratch = self._own_scratch
             log.warning("%s is not set: the kernel runs in an empty folder %s", SCRATCH_ENV, scratch)
         self.sandbox_scratch = os.path.realpath(scratch)
@@ -265,7 +280,7 @@ class SandboxedKernelManager(PromptKernelManager):
             raise FileNotFoundError(
                 f"{SCRATCH_ENV}={scratch}: no such folder (see autograder.isolation.scratch.prepare_scratch)"
             )
-        self.sandbox_runtime = tempfile.mkdtemp(prefix="hpml-kernel-")
+        self.sandbox_runtime = tempfile.mkdtemp(prefix=f"{RUNTIME_PREFIX}{os.getpid()}-")
         self.sandbox_cgroup: Path | None = None
         self.sandbox_gpu = os.environ.get(gpus.GPU_ENV, "").strip() or None
         self.sandbox_resident_memory = self.sandbox_gpu is not None or os.environ.get(MEMORY_ENV) == "resident"

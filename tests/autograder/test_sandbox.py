@@ -18,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import uuid
@@ -292,6 +293,45 @@ def test_launcher_bounds_a_fork_bomb(tmp_path):
         if cgroup is not None:
             processes.kill_cgroup(cgroup)
     assert got["error"] == "BlockingIOError" and got["forked"] < TEST_LIMITS.max_processes
+
+
+def _ended_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_what_an_ended_workers_kernel_left_is_removed_and_nothing_of_a_live_one(tmp_path, monkeypatch):
+    """A worker SIGKILLed at its wall limit (or by scancel) never cleans up after its kernel: its folders in /tmp
+    (named after the worker's pid) and its cgroups stay. The next kernel, and the batch after each worker, remove
+    them, killing what still runs in such a cgroup; what belongs to a live worker stays."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead, alive = _ended_pid(), os.getppid()
+    for name in (f"hpml-kernel-{dead}-a1", f"hpml-scratch-{dead}-b2", f"hpml-kernel-{alive}-c3", "hpml-kernel-d4"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "kernel.json").write_text("{}")
+    root = processes.pids_cgroup_root()
+    groups, escaped = {}, None
+    if root is not None:
+        (root / processes.CGROUP_PARENT).mkdir(exist_ok=True)
+        for owner in (dead, alive):
+            groups[owner] = root / processes.CGROUP_PARENT / f"kernel-{owner}-{uuid.uuid4().hex[:8]}"
+            groups[owner].mkdir()
+        escaped = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        (groups[dead] / "cgroup.procs").write_text(str(escaped.pid))  # a process the kernel left running
+    try:
+        sandbox.remove_leftovers()
+        assert sorted(p.name for p in tmp_path.iterdir()) == [f"hpml-kernel-{alive}-c3", "hpml-kernel-d4"]
+        if root is not None:
+            assert not groups[dead].exists() and groups[alive].is_dir()
+            assert escaped.wait(timeout=10) == -9
+    finally:
+        if escaped is not None and escaped.poll() is None:
+            escaped.kill()
+        for group in groups.values():
+            processes.kill_cgroup(group)
+    if root is None:
+        pytest.skip("the folders are checked; no writable pids cgroup here for the cgroups")
 
 
 FORK_PROBE = """
