@@ -100,11 +100,16 @@ def made_by_ended_process(name: str, prefix: str) -> bool:
     return False
 
 
+def stale_folders(prefix: str) -> list[str]:
+    """The ``<tmp>/<prefix><pid>-*`` folders of processes that no longer exist (killed before cleaning up)."""
+    paths = glob.glob(os.path.join(tempfile.gettempdir(), prefix + "*"))
+    return [path for path in paths if made_by_ended_process(os.path.basename(path), prefix)]
+
+
 def remove_stale_folders(prefix: str) -> None:
-    """Remove ``<tmp>/<prefix><pid>-*`` folders of processes that no longer exist (killed before cleaning up)."""
-    for path in glob.glob(os.path.join(tempfile.gettempdir(), prefix + "*")):
-        if made_by_ended_process(os.path.basename(path), prefix):
-            shutil.rmtree(path, ignore_errors=True)
+    """Remove :func:`stale_folders`."""
+    for path in stale_folders(prefix):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 class _RankLog:

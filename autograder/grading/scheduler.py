@@ -234,7 +234,6 @@ def run_workers(
                 kernel = Progress.read(task.job).kernel_pid
                 task.killed = task.proc.poll() is None
                 kill_job(task.proc, kernel)  # also sweeps what a finished kernel left running
-                sandbox.remove_leftovers()  # a killed worker's kernel folder and cgroups
                 task.ended = time.perf_counter()
                 running.remove(task)
                 free.append(task.slot)
@@ -253,7 +252,7 @@ def run_workers(
         for task in running + finished:
             kill_job(task.proc)
             shutil.rmtree(task.job, ignore_errors=True)
-        sandbox.remove_leftovers()
+        sandbox.remove_leftovers()  # what killed workers' kernels left (each new kernel also removes them)
 
 
 def worker_start_method() -> str:

@@ -151,13 +151,16 @@ def kill_cgroup(group: Path, timeout_s: float = 5.0) -> None:
     log.warning("could not remove cgroup %s", group)
 
 
-def remove_stale_cgroups() -> None:
-    """Empty and remove the kernel cgroups whose worker ended without removing them (SIGKILLed, or scancel)."""
-    for root in dict.fromkeys(r for r in (pids_cgroup_root(), memory_cgroup_root()) if r is not None):
-        for group in (root / CGROUP_PARENT).glob("*-*-*"):
-            prefix = group.name.split("-", 1)[0] + "-"
-            if prefix in ("kernel-", "memory-") and made_by_ended_process(group.name, prefix):
-                kill_cgroup(group)
+def stale_cgroups() -> list[Path]:
+    """The kernel cgroups whose worker ended without removing them (SIGKILLed, or scancel)."""
+    roots = dict.fromkeys(r for r in (pids_cgroup_root(), memory_cgroup_root()) if r is not None)
+    return [
+        group
+        for root in roots
+        for prefix in ("kernel-", "memory-")
+        for group in (root / CGROUP_PARENT).glob(prefix + "*")
+        if made_by_ended_process(group.name, prefix)
+    ]
 
 
 def pids_max_hits(group: Path) -> int:

@@ -87,7 +87,7 @@ import threading
 import time
 from pathlib import Path
 
-from hpml_lab_utils.rank_processes import remove_stale_folders
+from hpml_lab_utils.rank_processes import stale_folders
 
 from nbgrader.preprocessors import Execute
 
@@ -149,12 +149,19 @@ def bwrap_sizes_shm() -> bool:
     return exe is not None and _probe_bwrap()[0] == BUBBLEWRAP and kernel_launcher.sizes_tmpfs(exe)
 
 
+def leftovers() -> tuple[list[str], list[Path]]:
+    """What kernels of ended workers left: (their folders in /tmp, their cgroups). A worker SIGKILLed at its wall
+    limit, or by ``scancel``, never runs the kernel manager's clean-up."""
+    return stale_folders(RUNTIME_PREFIX) + stale_folders(SCRATCH_PREFIX), processes.stale_cgroups()
+
+
 def remove_leftovers() -> None:
-    """Remove what kernels of ended workers left: their folders in /tmp and their cgroups (a worker SIGKILLed at
-    its wall limit, or by ``scancel``, never runs the kernel manager's clean-up)."""
-    for prefix in (RUNTIME_PREFIX, SCRATCH_PREFIX):
-        remove_stale_folders(prefix)
-    processes.remove_stale_cgroups()
+    """Remove :func:`leftovers`, killing what still runs in such a cgroup."""
+    folders, groups = leftovers()
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    for group in groups:
+        processes.kill_cgroup(group)
 
 
 def isolation_level() -> str:

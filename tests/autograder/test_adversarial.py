@@ -24,18 +24,15 @@ import json
 import re
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from pathlib import Path
-
-from hpml_lab_utils.rank_processes import made_by_ended_process
 
 import nbformat
 import pytest
 
 from autograder import cli, labs, sample_class
-from autograder.isolation import processes, sandbox
+from autograder.isolation import sandbox
 from autograder.pipeline import feedback, nbgrader_app
 from autograder.pipeline.preprocessors import hidden_test_lines
 from autograder.records import StatusStore
@@ -121,19 +118,6 @@ def _job_processes(work: Path) -> list[int]:
     return found
 
 
-def _stale_kernel_leftovers() -> list[str]:
-    """Kernel folders in /tmp and kernel cgroups whose worker has ended (what a killed worker leaves)."""
-    found = [
-        p.name
-        for prefix in (sandbox.RUNTIME_PREFIX, sandbox.SCRATCH_PREFIX)
-        for p in Path(tempfile.gettempdir()).glob(prefix + "*")
-        if made_by_ended_process(p.name, prefix)
-    ]
-    root = processes.pids_cgroup_root()
-    groups = (root / processes.CGROUP_PARENT).glob("kernel-*") if root is not None else []
-    return found + [str(g) for g in groups if made_by_ended_process(g.name, "kernel-")]
-
-
 @pytest.fixture(scope="module", params=["local", pytest.param("slurm", marks=pytest.mark.full)])
 def graded(request, tmp_path_factory):
     """The class graded by processes of this machine, then (where a cluster starts) as a Slurm array job."""
@@ -154,7 +138,7 @@ def graded(request, tmp_path_factory):
         code = cli.main(["autograde", LAB, str(folder), "--jobs", "2", "--backend", backend])
         seconds = time.perf_counter() - t0
         left = _job_processes(work)
-        stale = _stale_kernel_leftovers()
+        stale = sandbox.leftovers()
         assert cli.main(["export", "--out", str(work / "grades.csv")]) == 0
         results = {r.student_id: r for r in StatusStore(paths.statuses).results(LAB)}
         rows = {r["student_id"]: r for r in csv.DictReader((work / "grades.csv").open())}
@@ -264,7 +248,9 @@ def test_fork_bomb_is_bounded_and_cleaned_up(graded):
     assert "fork refused after" in text, "the process limit did not stop the fork bomb"
     assert f"forked {MAX_FORKS} children" not in text
     assert graded["left"] == [], f"processes of the grading jobs still alive after the batch: {graded['left']}"
-    assert graded["stale"] == [], f"kernel folders or cgroups of ended workers after the batch: {graded['stale']}"
+    assert graded["stale"] == ([], []), (
+        f"kernel folders and cgroups of ended workers after the batch: {graded['stale']}"
+    )
 
 
 def test_tampering_is_reported(graded):

@@ -303,8 +303,8 @@ def _ended_pid() -> int:
 
 def test_what_an_ended_workers_kernel_left_is_removed_and_nothing_of_a_live_one(tmp_path, monkeypatch):
     """A worker SIGKILLed at its wall limit (or by scancel) never cleans up after its kernel: its folders in /tmp
-    (named after the worker's pid) and its cgroups stay. The next kernel, and the batch after each worker, remove
-    them, killing what still runs in such a cgroup; what belongs to a live worker stays."""
+    (named after the worker's pid) and its cgroups stay. The next kernel, and the batch at its end, remove them,
+    killing what still runs in such a cgroup; what belongs to a live worker stays."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead, alive = _ended_pid(), os.getppid()
     for name in (f"hpml-kernel-{dead}-a1", f"hpml-scratch-{dead}-b2", f"hpml-kernel-{alive}-c3", "hpml-kernel-d4"):
